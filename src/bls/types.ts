@@ -1,0 +1,89 @@
+// The one BLS interface the rest of warpgate uses. Two backends implement it: @chainsafe/blst
+// (native, default) and @noble/curves (pure JS fallback). Both use Avalanche's scheme: min-pk,
+// keys in G1 (48 bytes compressed), signatures in G2 (96 bytes compressed), ciphersuite
+// BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_. See protocol.md section 3.
+
+export type BackendName = 'blst' | 'noble';
+
+/** A public key that passed avalanchego's checks (not infinity, in the subgroup). Reusable. */
+export interface PublicKey {
+  /** 48-byte compressed encoding. */
+  readonly bytes: Uint8Array;
+  /** Backend-native handle; only the backend that made it may read it. */
+  readonly native: unknown;
+}
+
+/** A signature that passed the subgroup check. */
+export interface Signature {
+  /** 96-byte compressed encoding. */
+  readonly bytes: Uint8Array;
+  readonly native: unknown;
+}
+
+export interface SecretKey {
+  /** 32-byte big-endian scalar, as in avalanchego's signer.key. */
+  readonly bytes: Uint8Array;
+  readonly native: unknown;
+}
+
+export interface BlsBackend {
+  readonly name: BackendName;
+
+  /** 48 bytes; rejects bad length, bad encoding, infinity, points outside the subgroup. */
+  publicKeyFromBytes(bytes: Uint8Array): PublicKey;
+  /** 96 bytes; rejects bad length, bad encoding, points outside the subgroup (infinity allowed). */
+  signatureFromBytes(bytes: Uint8Array): Signature;
+  /** 32 bytes, a non-zero scalar below the group order. */
+  secretKeyFromBytes(bytes: Uint8Array): SecretKey;
+  /** A fresh random secret key. */
+  generateSecretKey(): SecretKey;
+
+  publicKeyOf(sk: SecretKey): PublicKey;
+  /** 96-byte uncompressed encoding x‖y without flag bits, the canonical-set sort key. */
+  publicKeyUncompressed(pk: PublicKey): Uint8Array;
+
+  sign(sk: SecretKey, message: Uint8Array): Signature;
+  verify(pk: PublicKey, message: Uint8Array, sig: Signature): boolean;
+
+  aggregatePublicKeys(pks: readonly PublicKey[]): PublicKey;
+  aggregateSignatures(sigs: readonly Signature[]): Signature;
+
+  /**
+   * Many signatures over one message: true iff every (pk, sig) pair is valid. Implemented with
+   * random scalars (or aggregate-and-check-once), so the cost is about one pairing, not n.
+   */
+  verifySameMessage(message: Uint8Array, pairs: readonly { pk: PublicKey; sig: Signature }[]): boolean;
+
+  /**
+   * The fold step of an aggregation: subgroup-checks each 96-byte signature, then returns
+   * Σ sig_i (what goes into the signed message) and, with fresh random 64-bit scalars r_i,
+   * Σ r_i·pk_i and Σ r_i·sig_i. verify(blindedPk, message, blindedSig) then proves every
+   * individual signature valid (except with probability 2^-64) at the cost of one pairing; a
+   * plain aggregate check would let two bad signatures that cancel out pass.
+   * Throws BlsError naming the index of a signature that fails to parse or is outside the subgroup.
+   */
+  blindedAggregate(pairs: readonly { pk: PublicKey; sig: Uint8Array }[]): {
+    sig: Signature;
+    blindedPk: PublicKey;
+    blindedSig: Signature;
+  };
+
+  /** Proof of possession: a signature over the 48-byte key under the _POP_ DST. */
+  signProofOfPossession(sk: SecretKey): Signature;
+  verifyProofOfPossession(pk: PublicKey, pop: Signature): boolean;
+
+  /** Sign and verify under a caller-chosen DST (used by the peer handshake, never for Warp). */
+  signWithDst(sk: SecretKey, message: Uint8Array, dst: string): Signature;
+  verifyWithDst(pk: PublicKey, message: Uint8Array, sig: Signature, dst: string): boolean;
+}
+
+/** Thrown for input bytes that are not a valid key or signature. */
+export class BlsError extends Error {
+  override readonly name = 'BlsError';
+  constructor(
+    readonly what: 'publicKey' | 'signature' | 'secretKey',
+    readonly reason: string,
+  ) {
+    super(`invalid BLS ${what}: ${reason}`);
+  }
+}
