@@ -1,0 +1,58 @@
+// The unsigned Warp message (vms/platformvm/warp/unsigned_message.go):
+// `0000 | networkID u32 | sourceChainID[32] | u32 len + payload`. Validators sign these exact
+// bytes, codec version included, and its ID is their sha256.
+import { sha256 } from '@noble/hashes/sha2.js';
+import { ByteReader, ByteWriter, MAX_PAYLOAD_BYTES } from './codec.js';
+import { ID_LENGTH } from './cb58.js';
+
+export interface UnsignedMessage {
+  networkId: number;
+  sourceChainId: Uint8Array;
+  payload: Uint8Array;
+  /** The encoded message: what validators sign. */
+  bytes: Uint8Array;
+  /** messageID = sha256(bytes). */
+  id: Uint8Array;
+}
+
+const WHAT = 'UnsignedMessage';
+/** Codec version, networkID, sourceChainID, payload length. */
+export const UNSIGNED_MESSAGE_HEADER_BYTES = 2 + 4 + ID_LENGTH + 4;
+
+/**
+ * Reads an unsigned message at the reader's position and leaves the
+ * reader just past it, so a signed message can continue with the signature.
+ * Payloads are capped at 24 KiB: avalanchego's payload codec cannot produce or accept more.
+ */
+export function readUnsignedMessage(r: ByteReader): UnsignedMessage {
+  const start = r.offset;
+  r.expectCodecVersion();
+  const networkId = r.u32('networkID');
+  const sourceChainId = r.fixed('sourceChainID', ID_LENGTH);
+  const payload = r.varBytes('payload', MAX_PAYLOAD_BYTES);
+  const bytes = r.copyFrom(start);
+  return { networkId, sourceChainId, payload, bytes, id: sha256(bytes) };
+}
+
+export function parseUnsignedMessage(bytes: Uint8Array): UnsignedMessage {
+  const r = new ByteReader(bytes, WHAT);
+  const msg = readUnsignedMessage(r);
+  r.end();
+  return msg;
+}
+
+export function newUnsignedMessage(networkId: number, sourceChainId: Uint8Array, payload: Uint8Array): UnsignedMessage {
+  const w = new ByteWriter(WHAT, UNSIGNED_MESSAGE_HEADER_BYTES + payload.length)
+    .codecVersion()
+    .u32('networkID', networkId)
+    .fixed('sourceChainID', sourceChainId, ID_LENGTH)
+    .varBytes('payload', payload, MAX_PAYLOAD_BYTES);
+  const bytes = w.bytes();
+  return {
+    networkId,
+    sourceChainId: Uint8Array.from(sourceChainId),
+    payload: Uint8Array.from(payload),
+    bytes,
+    id: sha256(bytes),
+  };
+}
