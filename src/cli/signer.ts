@@ -1,0 +1,157 @@
+// `warpgate signer`: the validator-side peer. It proves the validator's BLS key to the service and
+// signs only what its policy allows (or, with --node, what the validator's node signs).
+// Logs JSON lines on stdout, the first with msg "signer ready"; exits 0 on SIGINT/SIGTERM.
+import { pino } from 'pino';
+import { loadBackend } from '../bls/index.js';
+import { checkPeerUrl } from '../peers/dialer.js';
+import { NodeBackend } from '../signer/node-backend.js';
+import { KeyFileBackend, readSignerKey, secretKeyFromFile } from '../signer/key-file.js';
+import { SignerPeer } from '../signer/peer.js';
+import { policyFromConfig, readPolicyFile, type PolicyConfig } from '../signer/policy-file.js';
+import { parseNodeUrl } from '../signer/node-rpc.js';
+import type { SigningBackend } from '../signer/types.js';
+import { idToString, parseCb58Id } from '../warp/cb58.js';
+import { intOption, parseArgs, stringOption, UsageError } from './args.js';
+
+const USAGE = `usage: warpgate signer --key FILE (--listen PORT | --connect URL) [options]
+
+  --key FILE                 the validator's BLS key: avalanchego's raw 32-byte signer.key
+  --listen PORT              accept the service's connections on PORT (0 = any free port)
+  --host HOST                address to listen on (default 127.0.0.1; 0.0.0.0 for all)
+  --connect URL              dial the service, e.g. ws://service:8080/v1/peers (repeatable)
+  --policy FILE              what to sign: {"networkId": N, "allowedSourceChains": ["<cb58>"],
+                             "confirmWithNode": "http://127.0.0.1:9650"} (last key optional)
+  --network-id N             instead of --policy: the one network ID to sign for
+  --allow-source-chain CB58  instead of --policy: a source chain to sign for (repeatable)
+  --node URL                 let the validator's node decide and sign (warp_getMessageSignature);
+                             a policy is then optional and checked first
+
+Signing with the key needs a policy: --policy FILE, or --network-id with --allow-source-chain.
+Both --listen and --connect may be given.
+`;
+
+const SPEC = {
+  key: { type: 'string' },
+  listen: { type: 'string' },
+  host: { type: 'string' },
+  connect: { type: 'multi' },
+  policy: { type: 'string' },
+  'network-id': { type: 'string' },
+  'allow-source-chain': { type: 'multi' },
+  node: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function flagPolicy(networkId: unknown, chains: string[]): PolicyConfig {
+  const id = intOption(networkId, 'network-id', 0, 0xffff_ffff, -1);
+  return {
+    networkId: id,
+    allowedSourceChains: chains.map((c) => {
+      try {
+        return parseCb58Id(c, '--allow-source-chain');
+      } catch (err) {
+        throw new UsageError(`signer: ${(err as Error).message}`);
+      }
+    }),
+  };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { options, positionals } = parseArgs(argv, SPEC, 'signer');
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`signer: unexpected argument '${positionals[0]}'`);
+  const keyPath = stringOption(options.key);
+  if (!keyPath) throw new UsageError('signer: --key FILE is required');
+  const listen = options.listen === undefined ? undefined : intOption(options.listen, 'listen', 0, 65535, 0);
+  const connect = (options.connect as string[] | undefined) ?? [];
+  if (listen === undefined && connect.length === 0) throw new UsageError('signer: give --listen PORT or --connect URL');
+  for (const url of connect) {
+    try {
+      checkPeerUrl(url);
+    } catch (err) {
+      throw new UsageError(`signer: --connect: ${(err as Error).message}`);
+    }
+  }
+  let nodeUrl: string | undefined;
+  if (options.node !== undefined) {
+    try {
+      nodeUrl = parseNodeUrl(stringOption(options.node) ?? '', '--node');
+    } catch (err) {
+      throw new UsageError(`signer: ${(err as Error).message}`);
+    }
+  }
+  const policyPath = stringOption(options.policy);
+  const chains = (options['allow-source-chain'] as string[] | undefined) ?? [];
+  const hasFlagPolicy = options['network-id'] !== undefined || chains.length > 0;
+  if (policyPath && hasFlagPolicy) throw new UsageError('signer: give either --policy FILE or --network-id/--allow-source-chain, not both');
+  if (hasFlagPolicy && (options['network-id'] === undefined || chains.length === 0)) {
+    throw new UsageError('signer: --network-id and at least one --allow-source-chain go together');
+  }
+  if (!policyPath && !hasFlagPolicy && !nodeUrl) {
+    throw new UsageError(
+      'signer: a policy is required to sign with the key: --policy FILE, or --network-id N with --allow-source-chain CB58 (or --node URL to let the node decide)',
+    );
+  }
+
+  const bls = loadBackend();
+  const secretKey = secretKeyFromFile(bls, await readSignerKey(keyPath), keyPath);
+  const policyConfig = policyPath ? await readPolicyFile(policyPath) : hasFlagPolicy ? flagPolicy(options['network-id'], chains) : undefined;
+  const policy = policyConfig ? policyFromConfig(policyConfig) : undefined;
+  const backend: SigningBackend = nodeUrl
+    ? new NodeBackend(nodeUrl, policy ? { policy } : {})
+    : new KeyFileBackend(secretKey, bls, policy!);
+
+  const logger = pino({ name: 'warpgate-signer' });
+  const host = stringOption(options.host) ?? '127.0.0.1';
+  const peer = new SignerPeer({
+    secretKey,
+    bls,
+    backend,
+    ...(listen === undefined ? {} : { listen: { port: listen, host } }),
+    connect,
+    logger,
+  });
+  let port: number | undefined;
+  try {
+    ({ port } = await peer.start());
+  } catch (err) {
+    await peer.close();
+    throw err;
+  }
+  const stopped = new Promise<string>((resolve) => {
+    const onSignal = (signal: string): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  logger.info(
+    {
+      publicKey: peer.publicKeyHex,
+      ...(port === undefined ? {} : { port, host }),
+      connect,
+      backend: nodeUrl ? 'node' : 'key',
+      bls: bls.name,
+      ...(nodeUrl ? { node: nodeUrl } : {}),
+      ...(policyConfig
+        ? {
+            policy: {
+              networkId: policyConfig.networkId,
+              allowedSourceChains: policyConfig.allowedSourceChains.map(idToString),
+              ...(policyConfig.confirmWithNode ? { confirmWithNode: policyConfig.confirmWithNode } : {}),
+            },
+          }
+        : {}),
+    },
+    'signer ready',
+  );
+  const signal = await stopped;
+  logger.info({ signal }, 'signer stopping');
+  await peer.close();
+  return 0;
+}

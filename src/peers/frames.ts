@@ -1,0 +1,148 @@
+// The peer protocol's frames (docs/peer-protocol.md): JSON text messages with a version and a
+// type, byte fields as hex. Decoding is strict; anything a side cannot accept becomes a
+// ProtocolError that carries the WebSocket close code and reason to end the connection with.
+
+export const PROTOCOL_VERSION = 1;
+
+/** 256 KiB: a full 24 KiB Warp payload is about 49 KiB of hex, with room for the justification. */
+export const DEFAULT_MAX_FRAME_BYTES = 256 * 1024;
+
+export const CloseCode = {
+  normal: 1000,
+  goingAway: 1001,
+  tooBig: 1009,
+  internalError: 1011,
+  malformed: 4000,
+  badVersion: 4001,
+  unknownType: 4002,
+  authFailed: 4003,
+  handshakeTimeout: 4004,
+  duplicate: 4005,
+  penalized: 4006,
+  unexpected: 4007,
+  full: 4008,
+} as const;
+
+export const PUBLIC_KEY_BYTES = 48;
+export const SIGNATURE_BYTES = 96;
+export const CHALLENGE_BYTES = 32;
+
+export type ChallengeFrame = { v: 1; type: 'challenge'; challenge: string };
+export type HelloFrame = { v: 1; type: 'hello'; publicKey: string; proof: string };
+export type WelcomeFrame = { v: 1; type: 'welcome' };
+export type SignFrame = { v: 1; type: 'sign'; id: number; message: string; justification: string };
+export type SignatureFrame = { v: 1; type: 'signature'; id: number; signature: string };
+export type RefusedFrame = { v: 1; type: 'refused'; id: number; reason: string };
+
+/** Frames the service sends and the signer receives. */
+export type ServiceFrame = ChallengeFrame | WelcomeFrame | SignFrame;
+/** Frames the signer sends and the service receives. */
+export type SignerFrame = HelloFrame | SignatureFrame | RefusedFrame;
+export type Frame = ServiceFrame | SignerFrame;
+
+const SERVICE_TYPES = new Set(['challenge', 'welcome', 'sign']);
+const SIGNER_TYPES = new Set(['hello', 'signature', 'refused']);
+
+/** A frame or connection state that the receiving side cannot accept; ends the connection. */
+export class ProtocolError extends Error {
+  override readonly name = 'ProtocolError';
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+  ) {
+    super(`peer protocol error ${code}: ${reason}`);
+  }
+}
+
+const HEX_RE = /^(?:[0-9a-fA-F]{2})*$/;
+
+function field(obj: Record<string, unknown>, name: string, type: 'string' | 'number'): unknown {
+  const value = obj[name];
+  if (typeof value !== type) {
+    throw new ProtocolError(CloseCode.malformed, `field '${name}' must be a ${type}`);
+  }
+  return value;
+}
+
+function hexField(obj: Record<string, unknown>, name: string, bytes?: number): string {
+  const value = field(obj, name, 'string') as string;
+  if (!HEX_RE.test(value)) throw new ProtocolError(CloseCode.malformed, `field '${name}' must be hex without 0x`);
+  if (bytes !== undefined && value.length !== bytes * 2) {
+    throw new ProtocolError(CloseCode.malformed, `field '${name}' must be ${bytes} bytes, got ${value.length / 2}`);
+  }
+  return value;
+}
+
+function idField(obj: Record<string, unknown>): number {
+  const id = field(obj, 'id', 'number') as number;
+  if (!Number.isSafeInteger(id) || id < 0) {
+    throw new ProtocolError(CloseCode.malformed, `field 'id' must be a non-negative safe integer`);
+  }
+  return id;
+}
+
+/**
+ * Decodes one received WebSocket message. `from` is the role of the sender: a frame type that
+ * only the other role sends is `unexpected`, a type nobody sends is `unknownType`.
+ */
+export function decodeFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean, from: 'service', maxFrameBytes: number): ServiceFrame;
+export function decodeFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean, from: 'signer', maxFrameBytes: number): SignerFrame;
+export function decodeFrame(
+  data: Buffer | ArrayBuffer | Buffer[],
+  isBinary: boolean,
+  from: 'service' | 'signer',
+  maxFrameBytes: number,
+): Frame {
+  if (isBinary) throw new ProtocolError(CloseCode.malformed, 'binary frames are not part of the protocol');
+  const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+  // ws enforces maxPayload already; this guards callers that configure ws differently.
+  if (buf.length > maxFrameBytes) {
+    throw new ProtocolError(CloseCode.tooBig, `frame of ${buf.length} bytes exceeds the limit of ${maxFrameBytes}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(buf.toString('utf8'));
+  } catch {
+    throw new ProtocolError(CloseCode.malformed, 'frame is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ProtocolError(CloseCode.malformed, 'frame is not a JSON object');
+  }
+  const obj = parsed as Record<string, unknown>;
+  if (obj.v !== PROTOCOL_VERSION) {
+    throw new ProtocolError(CloseCode.badVersion, `unsupported protocol version ${JSON.stringify(obj.v) ?? 'missing'}, this side speaks ${PROTOCOL_VERSION}`);
+  }
+  const type = obj.type;
+  if (typeof type !== 'string') throw new ProtocolError(CloseCode.malformed, `field 'type' must be a string`);
+  const mine = from === 'service' ? SERVICE_TYPES : SIGNER_TYPES;
+  const theirs = from === 'service' ? SIGNER_TYPES : SERVICE_TYPES;
+  if (!mine.has(type)) {
+    if (theirs.has(type)) throw new ProtocolError(CloseCode.unexpected, `a ${from === 'service' ? 'signer' : 'service'} does not receive '${type}' frames`);
+    throw new ProtocolError(CloseCode.unknownType, `unknown frame type '${type.slice(0, 40)}'`);
+  }
+  switch (type) {
+    case 'challenge':
+      return { v: 1, type, challenge: hexField(obj, 'challenge', CHALLENGE_BYTES) };
+    case 'welcome':
+      return { v: 1, type };
+    case 'sign':
+      return { v: 1, type, id: idField(obj), message: hexField(obj, 'message'), justification: hexField(obj, 'justification') };
+    case 'hello':
+      return { v: 1, type, publicKey: hexField(obj, 'publicKey', PUBLIC_KEY_BYTES), proof: hexField(obj, 'proof', SIGNATURE_BYTES) };
+    case 'signature':
+      return { v: 1, type, id: idField(obj), signature: hexField(obj, 'signature', SIGNATURE_BYTES) };
+    default:
+      return { v: 1, type: 'refused', id: idField(obj), reason: field(obj, 'reason', 'string') as string };
+  }
+}
+
+export function encodeFrame(frame: Frame): string {
+  return JSON.stringify(frame);
+}
+
+/** WebSocket close reasons are limited to 123 bytes of UTF-8. */
+export function closeReason(text: string): string {
+  let out = text.slice(0, 123);
+  while (Buffer.byteLength(out) > 123) out = out.slice(0, -1);
+  return out;
+}

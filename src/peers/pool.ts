@@ -1,0 +1,252 @@
+// The service's view of its signer peers: dials configured signers, accepts signers that dial in,
+// authenticates each by proof of key possession, and indexes the connections by BLS public key
+// (hex of the 48-byte compressed key) so the aggregator can ask "validator with key K, sign M".
+// Protocol: docs/peer-protocol.md.
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { defaultVerifyPossession, type VerifyPossession } from './auth.js';
+import { DEFAULT_RECONNECT, validateBackoff, type BackoffOptions } from './backoff.js';
+import { Dialer } from './dialer.js';
+import { PeerRequestError } from './errors.js';
+import { CloseCode, DEFAULT_MAX_FRAME_BYTES, ProtocolError } from './frames.js';
+import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
+import { silentLogger, type PeerLogger } from './logger.js';
+import { DEFAULT_PENALTIES, PenaltyBox, type PenaltyOptions } from './penalties.js';
+import { ServiceSession, type SessionHooks, type SessionLimits } from './service-session.js';
+import { socketOptions } from './socket.js';
+import type { PeerAnswer, SignatureRequest } from './types.js';
+
+export type { PeerAnswer, SignatureRequest } from './types.js';
+export { PeerRequestError, type PeerRequestFailure } from './errors.js';
+export type { VerifyPossession } from './auth.js';
+
+export interface PeerPoolOptions {
+  /** Signers to dial (each runs `warpgate signer --listen`). */
+  dial?: { url: string }[];
+  /** Checks a handshake proof; defaults to pure-JS BLS on this thread. */
+  verifyPossession?: VerifyPossession;
+  requestTimeoutMs?: number;
+  heartbeatMs?: number;
+  maxFrameBytes?: number;
+  handshakeTimeoutMs?: number;
+  reconnect?: BackoffOptions;
+  /** Requests sent to one peer and not yet answered; more wait in a queue. */
+  maxInFlightPerPeer?: number;
+  /** Requests waiting for a slot per peer; beyond this, request() fails with 'overloaded'. */
+  maxQueuedPerPeer?: number;
+  /** Authenticated connections the pool keeps at most. */
+  maxPeers?: number;
+  /** Incoming connections allowed to be in the handshake at once (each costs a proof check). */
+  maxPendingHandshakes?: number;
+  penalties?: PenaltyOptions;
+  logger?: PeerLogger;
+}
+
+export interface PeerPoolEvents {
+  connected: [publicKey: string];
+  disconnected: [publicKey: string];
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+export const DEFAULT_PEERS_PATH = '/v1/peers';
+
+function positiveInt(value: number | undefined, name: string, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`PeerPool option ${name} must be a positive integer, got ${v}`);
+  return v;
+}
+
+interface DialTarget {
+  dialer: Dialer;
+  /** The key this URL proved last time, to wait out its cooldown before redialing. */
+  lastKey: string | undefined;
+  session: ServiceSession | undefined;
+}
+
+export class PeerPool extends EventEmitter<PeerPoolEvents> {
+  private readonly limits: SessionLimits;
+  private readonly requestTimeoutMs: number;
+  private readonly maxPeers: number;
+  private readonly maxPendingHandshakes: number;
+  private readonly verifyPossession: VerifyPossession;
+  private readonly logger: PeerLogger;
+  private readonly penalties: PenaltyBox;
+  /** Authenticated sessions by public key hex. */
+  private readonly ready = new Map<string, ServiceSession>();
+  /** Sessions still in the handshake. */
+  private readonly handshaking = new Set<ServiceSession>();
+  private readonly targets: DialTarget[];
+  private readonly detachers: (() => void)[] = [];
+  private wss: WebSocketServer | undefined;
+  private started = false;
+  private closed = false;
+
+  constructor(opts: PeerPoolOptions) {
+    super();
+    this.limits = {
+      maxFrameBytes: positiveInt(opts.maxFrameBytes, 'maxFrameBytes', DEFAULT_MAX_FRAME_BYTES),
+      handshakeTimeoutMs: positiveInt(opts.handshakeTimeoutMs, 'handshakeTimeoutMs', DEFAULT_HANDSHAKE_TIMEOUT_MS),
+      heartbeatMs: positiveInt(opts.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),
+      maxInFlight: positiveInt(opts.maxInFlightPerPeer, 'maxInFlightPerPeer', 256),
+      maxQueued: positiveInt(opts.maxQueuedPerPeer, 'maxQueuedPerPeer', 4096),
+    };
+    this.requestTimeoutMs = positiveInt(opts.requestTimeoutMs, 'requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS);
+    this.maxPeers = positiveInt(opts.maxPeers, 'maxPeers', 10_000);
+    this.maxPendingHandshakes = positiveInt(opts.maxPendingHandshakes, 'maxPendingHandshakes', 256);
+    this.verifyPossession = opts.verifyPossession ?? defaultVerifyPossession;
+    this.logger = opts.logger ?? silentLogger;
+    this.penalties = new PenaltyBox(opts.penalties ?? DEFAULT_PENALTIES);
+    const reconnect = validateBackoff(opts.reconnect ?? DEFAULT_RECONNECT);
+    this.targets = (opts.dial ?? []).map(({ url }) => {
+      const target: DialTarget = {
+        lastKey: undefined,
+        session: undefined,
+        dialer: new Dialer({
+          url,
+          reconnect,
+          maxFrameBytes: this.limits.maxFrameBytes,
+          handshakeTimeoutMs: this.limits.handshakeTimeoutMs,
+          logger: this.logger,
+          onOpen: (ws) => this.accept(ws, url, target),
+          minDelayMs: () => (target.lastKey ? this.penalties.cooldownRemaining(target.lastKey) : 0),
+        }),
+      };
+      return target;
+    });
+  }
+
+  /** Begins dialing the configured signers (and keeps redialing them until close()). */
+  start(): void {
+    if (this.closed) throw new Error('PeerPool is closed');
+    if (this.started) return;
+    this.started = true;
+    for (const t of this.targets) t.dialer.start();
+  }
+
+  /** Accepts signers that dial in (`warpgate signer --connect ws://host/v1/peers`) on `server`. */
+  attach(server: Server, path: string = DEFAULT_PEERS_PATH): void {
+    if (this.closed) throw new Error('PeerPool is closed');
+    const wss = (this.wss ??= new WebSocketServer({ noServer: true, ...socketOptions(this.limits.maxFrameBytes) }));
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+      const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+      if (pathname !== path) {
+        // Another upgrade handler may own this path; with none, answer instead of hanging.
+        if (server.listenerCount('upgrade') === 1) refuseUpgrade(socket, 404, 'Not Found');
+        return;
+      }
+      if (this.closed) return refuseUpgrade(socket, 503, 'Service Unavailable');
+      if (this.handshaking.size >= this.maxPendingHandshakes || this.ready.size >= this.maxPeers) {
+        this.logger.warn({ remote: req.socket.remoteAddress }, 'refusing a peer: too many peers or handshakes');
+        return refuseUpgrade(socket, 503, 'Service Unavailable');
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const origin = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`;
+        if (this.closed) ws.terminate();
+        else this.accept(ws, origin, undefined);
+      });
+    };
+    server.on('upgrade', onUpgrade);
+    this.detachers.push(() => server.off('upgrade', onUpgrade));
+  }
+
+  /** Stops dialing, closes every connection and fails outstanding requests with 'closed'. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const detach of this.detachers.splice(0)) detach();
+    const sessions = [...this.ready.values(), ...this.handshaking];
+    await Promise.all([
+      ...sessions.map((s) => s.close(CloseCode.goingAway, 'shutting down', 'closed')),
+      ...this.targets.map((t) => t.dialer.stop()),
+    ]);
+    this.wss?.close();
+    this.wss = undefined;
+  }
+
+  isConnected(publicKey: string): boolean {
+    return this.ready.has(publicKey.toLowerCase());
+  }
+
+  connectedKeys(): string[] {
+    return [...this.ready.keys()];
+  }
+
+  /** Asks the peer with this key to sign; rejects with PeerRequestError. */
+  request(publicKey: string, req: SignatureRequest, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<PeerAnswer> {
+    const key = publicKey.toLowerCase();
+    if (this.closed) return Promise.reject(new PeerRequestError('closed', key, 'the peer pool is closed'));
+    const session = this.ready.get(key);
+    if (!session) return Promise.reject(new PeerRequestError('not-connected', key, 'no connection for this key'));
+    return session.request(req, opts?.timeoutMs ?? this.requestTimeoutMs, opts?.signal);
+  }
+
+  /** Records a strike against a key; at the threshold it is disconnected and refused for a cooldown. */
+  penalize(publicKey: string, reason: string): void {
+    const key = publicKey.toLowerCase();
+    const banned = this.penalties.strike(key);
+    this.logger.warn({ publicKey: key, reason, banned }, banned ? 'peer penalized, disconnecting it for a cooldown' : 'peer penalized');
+    if (banned) void this.ready.get(key)?.close(CloseCode.penalized, `penalized: ${reason}`);
+  }
+
+  stats(): { connected: number; dialing: number; inFlight: number; queued: number } {
+    let inFlight = 0;
+    let queued = 0;
+    for (const s of this.ready.values()) {
+      inFlight += s.inFlightCount;
+      queued += s.queuedCount;
+    }
+    const dialing = this.started && !this.closed ? this.targets.filter((t) => !t.session?.isReady).length : 0;
+    return { connected: this.ready.size, dialing, inFlight, queued };
+  }
+
+  private accept(ws: WebSocket, origin: string, target: DialTarget | undefined): void {
+    const hooks: SessionHooks = {
+      logger: this.logger,
+      verifyPossession: this.verifyPossession,
+      admit: (key) => this.admit(key),
+      authenticated: (session) => {
+        if (this.closed) return new ProtocolError(CloseCode.goingAway, 'shutting down');
+        this.handshaking.delete(session);
+        this.ready.set(session.publicKey!, session);
+        return undefined;
+      },
+      ready: (session) => {
+        if (target) {
+          target.lastKey = session.publicKey;
+          target.dialer.markHealthy();
+        }
+        this.emit('connected', session.publicKey!);
+      },
+      closed: (session, wasReady) => {
+        this.handshaking.delete(session);
+        if (target?.session === session) target.session = undefined;
+        if (target && session.publicKey) target.lastKey = session.publicKey;
+        const key = session.publicKey;
+        if (key !== undefined && this.ready.get(key) === session) {
+          this.ready.delete(key);
+          if (wasReady) this.emit('disconnected', key);
+        }
+      },
+    };
+    const session = new ServiceSession(ws, origin, this.limits, hooks);
+    if (target) target.session = session;
+    this.handshaking.add(session);
+    session.start();
+  }
+
+  private admit(key: string): ProtocolError | undefined {
+    const cooldown = this.penalties.cooldownRemaining(key);
+    if (cooldown > 0) return new ProtocolError(CloseCode.penalized, `key is cooling down after penalties for ${Math.ceil(cooldown / 1000)} s`);
+    if (this.ready.has(key)) return new ProtocolError(CloseCode.duplicate, 'this key already has a connection');
+    if (this.ready.size >= this.maxPeers) return new ProtocolError(CloseCode.full, `the service has ${this.maxPeers} peers`);
+    return undefined;
+  }
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  socket.once('finish', () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}

@@ -1,0 +1,244 @@
+// The service's side of one peer connection, whoever dialed it: challenge, proof check, then
+// signature requests multiplexed by id with deadlines, an in-flight cap and a bounded queue.
+import type WebSocket from 'ws';
+import { bytesToHex, hexToBytes } from '../warp/hex.js';
+import { authMessage, newChallenge, type VerifyPossession } from './auth.js';
+import { PeerRequestError, type PeerRequestFailure } from './errors.js';
+import { CloseCode, ProtocolError, decodeFrame, encodeFrame, type SignerFrame } from './frames.js';
+import { startHeartbeat } from './heartbeat.js';
+import type { PeerLogger } from './logger.js';
+import { closeSocket, sendText } from './socket.js';
+import type { PeerAnswer, SignatureRequest } from './types.js';
+
+/** Longest refusal reason handed to the aggregator. */
+export const MAX_REASON_CHARS = 512;
+
+export interface SessionLimits {
+  maxFrameBytes: number;
+  handshakeTimeoutMs: number;
+  heartbeatMs: number;
+  maxInFlight: number;
+  maxQueued: number;
+}
+
+export interface SessionHooks {
+  /** Cheap admission checks (cooldown, duplicate, capacity), run before and after the proof check. */
+  admit(publicKey: string): ProtocolError | undefined;
+  verifyPossession: VerifyPossession;
+  /** The proof verified: index the session. A refusal here closes it. */
+  authenticated(session: ServiceSession): ProtocolError | undefined;
+  /** The peer has been welcomed; requests may be sent. */
+  ready(session: ServiceSession): void;
+  /** Called once, when the session ends. */
+  closed(session: ServiceSession, wasReady: boolean): void;
+  logger: PeerLogger;
+}
+
+interface Pending {
+  id: number;
+  text: string;
+  resolve(answer: PeerAnswer): void;
+  reject(err: PeerRequestError): void;
+  timer: NodeJS.Timeout;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+type SessionState = 'handshake' | 'verifying' | 'ready' | 'closed';
+
+export class ServiceSession {
+  /** Hex of the peer's 48-byte public key, once it has said hello. */
+  publicKey: string | undefined;
+  private state: SessionState = 'handshake';
+  private readonly challenge = newChallenge();
+  private handshakeTimer: NodeJS.Timeout | undefined;
+  private nextId = 0;
+  private readonly inFlight = new Map<number, Pending>();
+  private readonly queue = new Map<number, Pending>();
+  /** What outstanding requests fail with when the session ends. */
+  private endReason: PeerRequestFailure = 'disconnected';
+
+  constructor(
+    private readonly ws: WebSocket,
+    /** The dialed URL or the remote address, for logs. */
+    readonly origin: string,
+    private readonly limits: SessionLimits,
+    private readonly hooks: SessionHooks,
+  ) {}
+
+  get isReady(): boolean {
+    return this.state === 'ready';
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  get queuedCount(): number {
+    return this.queue.size;
+  }
+
+  start(): void {
+    this.ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    this.ws.on('close', (code, reason) => this.teardown(code, reason.toString()));
+    this.ws.on('error', (err) => this.hooks.logger.debug?.({ peer: this.origin, err: err.message }, 'peer socket error'));
+    startHeartbeat(this.ws, this.limits.heartbeatMs, () =>
+      this.hooks.logger.warn({ peer: this.origin, publicKey: this.publicKey }, 'peer missed its heartbeat, dropping it'),
+    );
+    this.handshakeTimer = setTimeout(
+      () => this.fail(new ProtocolError(CloseCode.handshakeTimeout, `no valid hello within ${this.limits.handshakeTimeoutMs} ms`)),
+      this.limits.handshakeTimeoutMs,
+    );
+    sendText(this.ws, encodeFrame({ v: 1, type: 'challenge', challenge: bytesToHex(this.challenge) }));
+  }
+
+  request(req: SignatureRequest, timeoutMs: number, signal: AbortSignal | undefined): Promise<PeerAnswer> {
+    const key = this.publicKey ?? '';
+    if (this.state !== 'ready') {
+      return Promise.reject(new PeerRequestError(this.state === 'closed' ? this.endReason : 'not-connected', key, 'connection is not ready'));
+    }
+    if (signal?.aborted) return Promise.reject(new PeerRequestError('aborted', key, 'request aborted by the caller'));
+    const id = this.nextId++;
+    const text = encodeFrame({
+      v: 1,
+      type: 'sign',
+      id,
+      message: bytesToHex(req.message),
+      justification: bytesToHex(req.justification),
+    });
+    if (text.length > this.limits.maxFrameBytes) {
+      return Promise.reject(
+        new PeerRequestError('protocol', key, `request frame of ${text.length} bytes exceeds the peer frame limit of ${this.limits.maxFrameBytes}`),
+      );
+    }
+    if (this.inFlight.size >= this.limits.maxInFlight && this.queue.size >= this.limits.maxQueued) {
+      return Promise.reject(
+        new PeerRequestError('overloaded', key, `${this.limits.maxInFlight} requests in flight and ${this.limits.maxQueued} queued`),
+      );
+    }
+    return new Promise<PeerAnswer>((resolve, reject) => {
+      const p: Pending = {
+        id,
+        text,
+        resolve,
+        reject,
+        signal,
+        onAbort: undefined,
+        timer: setTimeout(() => this.settle(p, new PeerRequestError('timeout', key, `no answer within ${timeoutMs} ms`)), timeoutMs),
+      };
+      if (signal) {
+        p.onAbort = () => this.settle(p, new PeerRequestError('aborted', key, 'request aborted by the caller'));
+        signal.addEventListener('abort', p.onAbort, { once: true });
+      }
+      if (this.inFlight.size < this.limits.maxInFlight) this.send(p);
+      else this.queue.set(id, p);
+    });
+  }
+
+  /** Ends the session; outstanding requests fail with `failure` at once. */
+  close(code: number, reason: string, failure: PeerRequestFailure = 'disconnected'): Promise<void> {
+    this.endReason = failure;
+    const closing = closeSocket(this.ws, code, reason);
+    this.teardown(code, reason);
+    return closing;
+  }
+
+  private send(p: Pending): void {
+    this.inFlight.set(p.id, p);
+    sendText(this.ws, p.text);
+  }
+
+  /** Finishes a request exactly once, frees its slot and sends the next queued one. */
+  private settle(p: Pending, outcome: PeerAnswer | PeerRequestError): void {
+    if (!this.inFlight.delete(p.id) && !this.queue.delete(p.id)) return;
+    clearTimeout(p.timer);
+    if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
+    if (outcome instanceof PeerRequestError) p.reject(outcome);
+    else p.resolve(outcome);
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.state !== 'ready') return;
+    for (const [id, next] of this.queue) {
+      if (this.inFlight.size >= this.limits.maxInFlight) break;
+      this.queue.delete(id);
+      this.send(next);
+    }
+  }
+
+  private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
+    if (this.state === 'closed') return;
+    let frame: SignerFrame;
+    try {
+      frame = decodeFrame(data, isBinary, 'signer', this.limits.maxFrameBytes);
+      if (frame.type !== 'hello') this.onAnswer(frame);
+      else if (this.state !== 'handshake') throw new ProtocolError(CloseCode.unexpected, 'a second hello');
+      else void this.onHello(frame.publicKey, frame.proof);
+    } catch (err) {
+      if (err instanceof ProtocolError) this.fail(err);
+      else throw err;
+    }
+  }
+
+  private async onHello(publicKeyHex: string, proofHex: string): Promise<void> {
+    this.state = 'verifying';
+    const publicKey = publicKeyHex.toLowerCase();
+    this.publicKey = publicKey;
+    const early = this.hooks.admit(publicKey);
+    if (early) return this.fail(early);
+    let valid: boolean;
+    try {
+      valid = await this.hooks.verifyPossession(hexToBytes(publicKey), authMessage(this.challenge), hexToBytes(proofHex));
+    } catch (err) {
+      this.hooks.logger.warn({ peer: this.origin, err: (err as Error).message }, 'proof verification failed to run');
+      return this.fail(new ProtocolError(CloseCode.internalError, 'could not verify the proof'));
+    }
+    if (this.state !== 'verifying') return; // closed while we were verifying
+    if (!valid) return this.fail(new ProtocolError(CloseCode.authFailed, 'the proof does not verify for this public key and challenge'));
+    const late = this.hooks.admit(publicKey) ?? this.hooks.authenticated(this);
+    if (late) return this.fail(late);
+    clearTimeout(this.handshakeTimer);
+    this.state = 'ready';
+    sendText(this.ws, encodeFrame({ v: 1, type: 'welcome' }));
+    this.hooks.logger.info({ peer: this.origin, publicKey }, 'peer authenticated');
+    this.hooks.ready(this);
+  }
+
+  private onAnswer(frame: Exclude<SignerFrame, { type: 'hello' }>): void {
+    if (this.state !== 'ready') throw new ProtocolError(CloseCode.unexpected, `'${frame.type}' before the handshake completed`);
+    const p = this.inFlight.get(frame.id);
+    if (!p) {
+      // Answers to requests that already timed out are normal; answers to ids never sent are not.
+      if (frame.id >= this.nextId || this.queue.has(frame.id)) {
+        throw new ProtocolError(CloseCode.unexpected, `answer to request ${frame.id}, which was never sent`);
+      }
+      return;
+    }
+    this.settle(
+      p,
+      frame.type === 'signature'
+        ? { kind: 'signature', signature: hexToBytes(frame.signature) }
+        : { kind: 'refused', reason: frame.reason.slice(0, MAX_REASON_CHARS) },
+    );
+  }
+
+  private fail(err: ProtocolError): void {
+    if (this.state === 'closed') return;
+    this.hooks.logger.warn({ peer: this.origin, publicKey: this.publicKey, code: err.code, reason: err.reason }, 'closing peer connection');
+    void this.close(err.code, err.reason);
+  }
+
+  private teardown(code: number, reason: string): void {
+    if (this.state === 'closed') return;
+    const wasReady = this.state === 'ready';
+    this.state = 'closed';
+    clearTimeout(this.handshakeTimer);
+    const key = this.publicKey ?? '';
+    const detail = `connection closed (${code}${reason ? ` ${reason}` : ''})`;
+    for (const p of [...this.inFlight.values(), ...this.queue.values()]) {
+      this.settle(p, new PeerRequestError(this.endReason, key, detail));
+    }
+    this.hooks.closed(this, wasReady);
+  }
+}

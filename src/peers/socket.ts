@@ -1,0 +1,44 @@
+// Small helpers around a ws socket that both roles share.
+import WebSocket from 'ws';
+import { closeReason } from './frames.js';
+
+/** How long a closing handshake may take before the socket is destroyed (ws waits 30 s). */
+export const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Socket options both roles use: our frame limit, no compression (a compressed frame would cost
+ * CPU to inflate before the size check), and a short closing handshake.
+ */
+export function socketOptions(maxFrameBytes: number): { maxPayload: number; perMessageDeflate: false } {
+  // closeTimeout exists in ws 8.18+ but not in its type definitions.
+  return { maxPayload: maxFrameBytes, perMessageDeflate: false, closeTimeout: CLOSE_GRACE_MS } as {
+    maxPayload: number;
+    perMessageDeflate: false;
+  };
+}
+
+/** Sends a text frame if the socket is still open; false when it was not. */
+export function sendText(ws: WebSocket, text: string): boolean {
+  if (ws.readyState !== WebSocket.OPEN) return false;
+  ws.send(text);
+  return true;
+}
+
+/** Closes with a code and reason and resolves once the socket is closed (destroyed after a grace period). */
+export function closeSocket(ws: WebSocket, code: number, reason: string, graceMs = CLOSE_GRACE_MS): Promise<void> {
+  if (ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => ws.terminate(), graceMs);
+    ws.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if (ws.readyState === WebSocket.CONNECTING) {
+      // close() on a connecting client aborts the handshake (and emits an error we do not need).
+      ws.on('error', () => {});
+      ws.terminate();
+    } else if (ws.readyState === WebSocket.OPEN) {
+      ws.close(code, closeReason(reason));
+    }
+  });
+}

@@ -1,0 +1,91 @@
+// A minimal client for a validator node's EVM warp API (`/ext/bc/{chainID}/rpc`, geth-style
+// JSON-RPC; protocol.md section 7). Bounded: every call has a deadline and a response size cap.
+import { idToString } from '../warp/cb58.js';
+
+export const DEFAULT_NODE_TIMEOUT_MS = 3_000;
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export class NodeRpcError extends Error {
+  override readonly name = 'NodeRpcError';
+  constructor(
+    /** `transport`: no HTTP answer; `http`: non-2xx; `rpc`: a JSON-RPC error; `response`: an answer we cannot read. */
+    readonly kind: 'transport' | 'http' | 'rpc' | 'response',
+    readonly method: string,
+    readonly url: string,
+    detail: string,
+  ) {
+    super(`${method} at ${url}: ${detail}`);
+  }
+}
+
+/** Checks and normalizes a node base URL such as `http://127.0.0.1:9650` (no trailing slash). */
+export function parseNodeUrl(text: string, what = 'node URL'): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new RangeError(`${what} '${text}' is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`${what} '${text}' must be http:// or https://`);
+  return text.replace(/\/+$/, '');
+}
+
+async function readBounded(res: Response, limit: number): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel();
+      throw new Error(`response exceeds ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Calls `method` on the chain's RPC endpoint and returns the JSON-RPC `result`. */
+export async function callChainRpc(
+  nodeUrl: string,
+  chainId: Uint8Array,
+  method: string,
+  params: unknown[],
+  timeoutMs = DEFAULT_NODE_TIMEOUT_MS,
+): Promise<unknown> {
+  const url = `${nodeUrl}/ext/bc/${idToString(chainId)}/rpc`;
+  let text: string;
+  let status: number;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    status = res.status;
+    text = await readBounded(res, MAX_RESPONSE_BYTES);
+  } catch (err) {
+    const e = err as Error;
+    const detail = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : ((e.cause as Error | undefined)?.message ?? e.message);
+    throw new NodeRpcError('transport', method, url, detail);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    if (status < 200 || status >= 300) throw new NodeRpcError('http', method, url, `HTTP ${status}`);
+    throw new NodeRpcError('response', method, url, 'the answer is not JSON');
+  }
+  const envelope = (typeof body === 'object' && body !== null ? body : {}) as { result?: unknown; error?: { message?: unknown } };
+  if (envelope.error !== undefined && envelope.error !== null) {
+    const message = typeof envelope.error.message === 'string' ? envelope.error.message : JSON.stringify(envelope.error);
+    throw new NodeRpcError('rpc', method, url, message);
+  }
+  if (status < 200 || status >= 300) throw new NodeRpcError('http', method, url, `HTTP ${status}`);
+  if (!('result' in envelope)) throw new NodeRpcError('response', method, url, 'the answer has neither result nor error');
+  return envelope.result;
+}

@@ -1,0 +1,74 @@
+// The signer's policy file:
+//   { "networkId": 12345, "allowedSourceChains": ["<cb58>", …], "confirmWithNode": "http://127.0.0.1:9650" }
+// (the last key optional). Parsed strictly: unknown keys and wrong types are errors naming the key.
+import { readFile } from 'node:fs/promises';
+import { parseCb58Id } from '../warp/cb58.js';
+import { WarpFormatError } from '../warp/errors.js';
+import { AllPolicies, NodeConfirmedPolicy, PolicyError, StaticPolicy } from './policy.js';
+import type { SigningPolicy } from './types.js';
+import { parseNodeUrl } from './node-rpc.js';
+
+export interface PolicyConfig {
+  networkId: number;
+  allowedSourceChains: Uint8Array[];
+  confirmWithNode?: string;
+}
+
+const KEYS = new Set(['networkId', 'allowedSourceChains', 'confirmWithNode']);
+
+export function parsePolicy(text: string, source = 'policy'): PolicyConfig {
+  const bad = (msg: string): PolicyError => new PolicyError(`${source}: ${msg}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw bad(`is not valid JSON (${(err as Error).message})`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('must be a JSON object');
+  const obj = raw as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (!KEYS.has(key)) throw bad(`unknown key "${key}" (allowed: networkId, allowedSourceChains, confirmWithNode)`);
+  }
+  const networkId = obj.networkId;
+  if (networkId === undefined) throw bad('"networkId" is required');
+  if (typeof networkId !== 'number' || !Number.isInteger(networkId) || networkId < 0 || networkId > 0xffff_ffff) {
+    throw bad(`"networkId" must be an integer from 0 to 4294967295, got ${JSON.stringify(networkId)}`);
+  }
+  const chains = obj.allowedSourceChains;
+  if (chains === undefined) throw bad('"allowedSourceChains" is required');
+  if (!Array.isArray(chains) || chains.length === 0) throw bad('"allowedSourceChains" must be a non-empty array of cb58 chain IDs');
+  const allowedSourceChains = (chains as unknown[]).map((c, i) => {
+    try {
+      return parseCb58Id(c as string, `allowedSourceChains[${i}]`);
+    } catch (err) {
+      if (err instanceof WarpFormatError) throw bad(`"allowedSourceChains"[${i}] ${err.reason}`);
+      throw err;
+    }
+  });
+  const config: PolicyConfig = { networkId: networkId as number, allowedSourceChains };
+  if (obj.confirmWithNode !== undefined) {
+    if (typeof obj.confirmWithNode !== 'string') throw bad('"confirmWithNode" must be a URL string');
+    try {
+      config.confirmWithNode = parseNodeUrl(obj.confirmWithNode as string, '"confirmWithNode"');
+    } catch (err) {
+      throw bad((err as Error).message);
+    }
+  }
+  return config;
+}
+
+export async function readPolicyFile(path: string): Promise<PolicyConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new PolicyError(`cannot read policy file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return parsePolicy(text, `policy file ${path}`);
+}
+
+/** The policy a config describes: the static rules, then the node's confirmation if asked for. */
+export function policyFromConfig(config: PolicyConfig): SigningPolicy {
+  const rules = new StaticPolicy(config);
+  return config.confirmWithNode ? new AllPolicies([rules, new NodeConfirmedPolicy(config.confirmWithNode)]) : rules;
+}
