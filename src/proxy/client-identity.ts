@@ -1,0 +1,49 @@
+// Who a request comes from (for rate limits and shared upstream calls) and which of its headers
+// travel upstream. API keys never leave this module except as the upstream header and a hash.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Request } from 'express';
+
+/**
+ * Request headers forwarded upstream. An allow-list: hop-by-hop headers (connection, keep-alive,
+ * te, trailer, transfer-encoding, upgrade, proxy-*), cookies, authorization, host and forwarding
+ * headers never pass. Content-Type matters for JSON-RPC and the Metrics API asks for it on GETs.
+ */
+export const FORWARDED_REQUEST_HEADERS: readonly string[] = ['accept', 'accept-language', 'content-type', 'user-agent', 'x-request-id'];
+
+export const API_KEY_HEADER = 'x-glacier-api-key';
+/** The header name the seeds document; accepted from clients, sent upstream as x-glacier-api-key. */
+export const SEED_API_KEY_HEADER = 'x-data-api-key';
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s === undefined || s.trim() === '' ? undefined : s.trim();
+}
+
+/** The client's own API key, if it sent one (x-glacier-api-key wins over x-data-api-key). */
+export function clientApiKey(req: IncomingMessage): string | undefined {
+  return header(req, API_KEY_HEADER) ?? header(req, SEED_API_KEY_HEADER);
+}
+
+/** The client's address as express sees it (honours the app's `trust proxy` setting). */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/** A short one-way name for a key, safe to keep in memory maps and to compare. */
+export function keyFingerprint(apiKey: string | undefined): string {
+  return apiKey === undefined ? 'none' : createHash('sha256').update(apiKey).digest('hex').slice(0, 32);
+}
+
+/** The headers sent upstream: the allow-listed client headers plus the API key in use. */
+export function upstreamHeaders(req: IncomingMessage, apiKey: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const v = req.headers[name];
+    if (v === undefined) continue;
+    out[name] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  if (apiKey !== undefined) out[API_KEY_HEADER] = apiKey;
+  return out;
+}

@@ -1,0 +1,62 @@
+// Reading a JSON-RPC request body ourselves (the server applies no body parser before the proxy),
+// so the proxy decides what an unparseable or oversized body gets. Bounded in size and time: a
+// client that trickles bytes cannot hold the request open past the deadline.
+import type { IncomingMessage } from 'node:http';
+
+export class RequestBodyError extends Error {
+  override readonly name = 'RequestBodyError';
+  constructor(
+    /** 413 too large, 408 too slow, 400 the client went away mid-body. */
+    readonly status: 400 | 408 | 413,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function readRequestBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer> {
+  // Another middleware read the stream already: use what it parsed.
+  if (req.readableEnded) {
+    const parsed = (req as { body?: unknown }).body;
+    if (parsed === undefined) return Promise.resolve(Buffer.alloc(0));
+    if (Buffer.isBuffer(parsed)) return Promise.resolve(parsed);
+    return Promise.resolve(Buffer.from(typeof parsed === 'string' ? parsed : JSON.stringify(parsed), 'utf8'));
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    return Promise.reject(new RequestBodyError(413, `the request body is larger than ${limit} bytes`));
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const done = (err: RequestBodyError | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onClose);
+      req.off('close', onClose);
+      if (err) {
+        // Discard the rest; the answer closes the connection.
+        req.resume();
+        reject(err);
+      } else {
+        resolve(Buffer.concat(chunks, size));
+      }
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) return done(new RequestBodyError(413, `the request body is larger than ${limit} bytes`));
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => done(null);
+    const onClose = (): void => done(new RequestBodyError(400, 'the client closed the connection before sending the whole body'));
+    const timer = setTimeout(() => done(new RequestBodyError(408, `the request body did not arrive within ${timeoutMs} ms`)), timeoutMs);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onClose);
+    req.on('close', onClose);
+  });
+}
