@@ -27,8 +27,21 @@ export const AVM_METHODS: MethodTable = {
   'avm.getUTXOs': {},
 };
 
-/** Section 4.2, POST /ext/bc/P. */
+/**
+ * Section 4.2, POST /ext/bc/P, plus the read methods of protocol.md section 5 that Warp tooling
+ * relies on (validator sets by height, signing subnets, L1 transactions): a relayer pointed at
+ * warpgate's /ext/bc/P must find them.
+ */
 export const PLATFORM_METHODS: MethodTable = {
+  'platform.getHeight': {},
+  'platform.getProposedHeight': {},
+  'platform.getValidatorsAt': {},
+  'platform.getAllValidatorsAt': {},
+  'platform.validatedBy': {},
+  'platform.getSubnet': {},
+  'platform.getTx': {},
+  'platform.getTxStatus': {},
+  'platform.getL1Validator': {},
   'platform.getBalance': { deprecatedSince: 'v1.9.12' },
   'platform.getBlock': {},
   'platform.getBlockByHeight': {},

@@ -148,7 +148,7 @@ const AVALANCHEGO_ERRORS: Array<[string, unknown, number, string, unknown]> = [
   ['a numeric method', { jsonrpc: '2.0', id: 1, method: 5 }, -32600, 'method must be a string', 1],
   ['an object id', { jsonrpc: '2.0', id: {}, method: 'platform.getBlock' }, -32600, 'id must be a string, a number or null', null],
   ['an unknown method', c('platform.foo'), -32000, 'rpc: can\'t find method "platform.Foo"', 1],
-  ['a method outside the seed table', c('platform.getHeight'), -32000, 'rpc: can\'t find method "platform.GetHeight"', 1],
+  ['a method outside the seed table', c('platform.getFeeState'), -32000, 'rpc: can\'t find method "platform.GetFeeState"', 1],
   ['another service', c('avm.getHeight'), -32000, 'rpc: can\'t find service "avm.GetHeight"', 1],
   ['no service', c('getHeight'), -32000, 'rpc: service/method request ill-formed: "getHeight"', 1],
   ['three parts', c('platform.get.height'), -32000, 'rpc: service/method request ill-formed: "platform.Get.height"', 1],
