@@ -45,12 +45,17 @@ export interface BlsBackend {
   sign(sk: SecretKey, message: Uint8Array): Signature;
   verify(pk: PublicKey, message: Uint8Array, sig: Signature): boolean;
 
+  /**
+   * Plain sums (an empty list throws BlsError). Keys that cancel out sum to the point at
+   * infinity; it is returned as avalanchego does, and verify() against it is always false.
+   */
   aggregatePublicKeys(pks: readonly PublicKey[]): PublicKey;
   aggregateSignatures(sigs: readonly Signature[]): Signature;
 
   /**
    * Many signatures over one message: true iff every (pk, sig) pair is valid. Implemented with
    * random scalars (or aggregate-and-check-once), so the cost is about one pairing, not n.
+   * An empty list is false: there is nothing that could prove the message signed.
    */
   verifySameMessage(message: Uint8Array, pairs: readonly { pk: PublicKey; sig: Signature }[]): boolean;
 
@@ -61,6 +66,9 @@ export interface BlsBackend {
    * individual signature valid (except with probability 2^-64) at the cost of one pairing; a
    * plain aggregate check would let two bad signatures that cancel out pass.
    * Throws BlsError naming the index of a signature that fails to parse or is outside the subgroup.
+   * The point at infinity is refused here as well (it is never one signer's valid signature, and
+   * blst's aggregateWithRandomness rejects it), so both backends behave alike. An empty list
+   * throws.
    */
   blindedAggregate(pairs: readonly { pk: PublicKey; sig: Uint8Array }[]): {
     sig: Signature;
@@ -77,13 +85,21 @@ export interface BlsBackend {
   verifyWithDst(pk: PublicKey, message: Uint8Array, sig: Signature, dst: string): boolean;
 }
 
-/** Thrown for input bytes that are not a valid key or signature. */
+/**
+ * Thrown for input bytes that are not a valid key or signature. `index` is set when the input
+ * was one element of a list (blindedAggregate), so the caller can drop exactly that signer.
+ */
 export class BlsError extends Error {
   override readonly name = 'BlsError';
   constructor(
     readonly what: 'publicKey' | 'signature' | 'secretKey',
     readonly reason: string,
+    readonly index?: number,
   ) {
-    super(`invalid BLS ${what}: ${reason}`);
+    super(
+      index === undefined
+        ? `invalid BLS ${what}: ${reason}`
+        : `invalid BLS ${what} at index ${index}: ${reason}`,
+    );
   }
 }

@@ -1,0 +1,278 @@
+// BlsBackend over @noble/curves (pure JS): the fallback when the native blst binding cannot load,
+// and the only backend that can check proofs of possession (blst hard-codes the _SIG_ DST).
+//
+// noble re-validates points in many places (every pairingBatch, every toBytes runs a subgroup
+// check). Handles made here are validated exactly once, when parsed, so the hot paths below go
+// straight to the Miller loop and encode points themselves instead of calling those helpers.
+import { bls12_381 } from '@noble/curves/bls12-381.js';
+import type { AffinePoint } from '@noble/curves/abstract/curve.js';
+import type { Fp2 } from '@noble/curves/abstract/tower.js';
+import type { WeierstrassPoint } from '@noble/curves/abstract/weierstrass.js';
+import { numberToBytesBE } from '@noble/curves/utils.js';
+import {
+  POP_DST,
+  PUBLIC_KEY_LENGTH,
+  SECRET_KEY_LENGTH,
+  SIGNATURE_DST,
+  SIGNATURE_LENGTH,
+} from './constants.js';
+import { expectLength, ownCopy, parseSecretScalar, REASON } from './input-checks.js';
+import { multiScalarMul64 } from './msm.js';
+import { randomNonZeroScalars } from './random-scalars.js';
+import {
+  BlsError,
+  type BlsBackend,
+  type PublicKey,
+  type SecretKey,
+  type Signature,
+} from './types.js';
+
+type G1Point = WeierstrassPoint<bigint>;
+type G2Point = WeierstrassPoint<Fp2>;
+
+/** What a noble PublicKey carries: the point and its negation in affine form for the pairing. */
+interface NoblePublicKey {
+  readonly point: G1Point;
+  /** -pk, affine; undefined for an aggregate that summed to infinity (verifies nothing). */
+  readonly negated: AffinePoint<bigint> | undefined;
+}
+
+const { G1, G2, fields } = bls12_381;
+const { Fp, Fp12 } = fields;
+const signatures = bls12_381.longSignatures;
+const G1_BASE_AFFINE = G1.Point.BASE.toAffine();
+const FP_BYTES = 48;
+const HALF_P = (Fp.ORDER - 1n) / 2n;
+
+// ZCash encoding, written out so that encoding an already-valid point costs no subgroup check.
+// The sort flag (0x20) marks the lexicographically larger of y and -y.
+function isLargerY(parts: readonly bigint[]): boolean {
+  for (const part of parts) if (part !== 0n) return part > HALF_P;
+  return false;
+}
+
+function encodeG1(point: G1Point): Uint8Array {
+  if (point.is0()) return infinityEncoding(PUBLIC_KEY_LENGTH);
+  const { x, y } = point.toAffine();
+  const out = numberToBytesBE(x, FP_BYTES);
+  out[0] = (out[0] as number) | 0x80 | (isLargerY([y]) ? 0x20 : 0);
+  return out;
+}
+
+function encodeG2(point: G2Point): Uint8Array {
+  if (point.is0()) return infinityEncoding(SIGNATURE_LENGTH);
+  const { x, y } = point.toAffine();
+  const out = new Uint8Array(SIGNATURE_LENGTH);
+  out.set(numberToBytesBE(x.c1, FP_BYTES), 0);
+  out.set(numberToBytesBE(x.c0, FP_BYTES), FP_BYTES);
+  out[0] = (out[0] as number) | 0x80 | (isLargerY([y.c1, y.c0]) ? 0x20 : 0);
+  return out;
+}
+
+function infinityEncoding(length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  out[0] = 0xc0;
+  return out;
+}
+
+/** Maps noble's decoding errors onto the reasons both backends share. */
+function decodeReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (message.includes('subgroup')) return REASON.notInSubgroup;
+  // A compressed x whose x³ + b has no square root names no curve point.
+  if (/equation|square root|point: compressed/.test(message)) return REASON.notOnCurve;
+  return `${REASON.badEncoding} (${message})`;
+}
+
+function decodeSignaturePoint(bytes: Uint8Array, index?: number): G2Point {
+  expectLength(bytes, SIGNATURE_LENGTH, 'signature', index);
+  try {
+    // Decompresses, checks the curve equation and subgroup membership; allows infinity.
+    return signatures.Signature.fromBytes(bytes);
+  } catch (error) {
+    throw new BlsError('signature', decodeReason(error), index);
+  }
+}
+
+function nobleKey(point: G1Point): NoblePublicKey {
+  return { point, negated: point.is0() ? undefined : point.negate().toAffine() };
+}
+
+function makePublicKey(point: G1Point, bytes: Uint8Array = encodeG1(point)): PublicKey {
+  return { bytes, native: nobleKey(point) };
+}
+
+function makeSignature(point: G2Point, bytes: Uint8Array = encodeG2(point)): Signature {
+  return { bytes, native: point };
+}
+
+function makeSecretKey(scalar: bigint): SecretKey {
+  return { bytes: numberToBytesBE(scalar, SECRET_KEY_LENGTH), native: scalar };
+}
+
+// Handles are opaque outside their backend; a handle from the other backend is a wiring bug
+// that must fail loudly rather than compute garbage.
+function pkOf(pk: PublicKey): NoblePublicKey {
+  const native = pk.native as Partial<NoblePublicKey> | null;
+  if (typeof native !== 'object' || native === null || !(native.point instanceof G1.Point)) {
+    throw new TypeError('this PublicKey was not made by the noble BLS backend');
+  }
+  return native as NoblePublicKey;
+}
+
+function sigOf(sig: Signature): G2Point {
+  if (!(sig.native instanceof G2.Point)) {
+    throw new TypeError('this Signature was not made by the noble BLS backend');
+  }
+  return sig.native;
+}
+
+function skOf(sk: SecretKey): bigint {
+  if (typeof sk.native !== 'bigint') {
+    throw new TypeError('this SecretKey was not made by the noble BLS backend');
+  }
+  return sk.native;
+}
+
+/** e(-pk, H(m))·e(G, sig) == 1, straight from already-validated points. */
+function pairingCheck(pk: NoblePublicKey, hashed: G2Point, sig: G2Point): boolean {
+  // Neither side may be infinity: no non-zero key signs to infinity, and the pairing
+  // precomputation is undefined for it.
+  if (pk.negated === undefined || sig.is0() || hashed.is0()) return false;
+  const miller = bls12_381.millerLoopBatch([
+    [bls12_381.utils.calcPairingPrecomputes(hashed), pk.negated.x, pk.negated.y],
+    [bls12_381.utils.calcPairingPrecomputes(sig), G1_BASE_AFFINE.x, G1_BASE_AFFINE.y],
+  ]);
+  return Fp12.eql(Fp12.finalExponentiate(miller), Fp12.ONE);
+}
+
+function signPoint(scalar: bigint, message: Uint8Array, dst: string): G2Point {
+  return signatures.hash(message, dst).multiply(scalar);
+}
+
+function sumPoints<P extends { add(other: P): P }>(zero: P, points: readonly P[]): P {
+  let sum = zero;
+  for (const point of points) sum = sum.add(point);
+  return sum;
+}
+
+export function createNobleBackend(): BlsBackend {
+  const backend: BlsBackend = {
+    name: 'noble',
+
+    publicKeyFromBytes(bytes) {
+      expectLength(bytes, PUBLIC_KEY_LENGTH, 'publicKey');
+      let point: G1Point;
+      try {
+        point = G1.Point.fromBytes(bytes);
+      } catch (error) {
+        throw new BlsError('publicKey', decodeReason(error));
+      }
+      if (point.is0()) throw new BlsError('publicKey', REASON.infinity);
+      return makePublicKey(point, ownCopy(bytes));
+    },
+
+    signatureFromBytes(bytes) {
+      return makeSignature(decodeSignaturePoint(bytes), ownCopy(bytes));
+    },
+
+    secretKeyFromBytes(bytes) {
+      return makeSecretKey(parseSecretScalar(bytes));
+    },
+
+    generateSecretKey() {
+      // 48 random bytes from the system CSPRNG reduced into [1, r): bias below 2^-128.
+      return backend.secretKeyFromBytes(bls12_381.utils.randomSecretKey());
+    },
+
+    publicKeyOf(sk) {
+      const point = G1.Point.BASE.multiply(skOf(sk));
+      return makePublicKey(point);
+    },
+
+    publicKeyUncompressed(pk) {
+      const { point } = pkOf(pk);
+      const out = new Uint8Array(2 * FP_BYTES);
+      if (point.is0()) {
+        // Only an aggregate can be infinity; flag it as blst does.
+        out[0] = 0x40;
+        return out;
+      }
+      const { x, y } = point.toAffine();
+      out.set(numberToBytesBE(x, FP_BYTES), 0);
+      out.set(numberToBytesBE(y, FP_BYTES), FP_BYTES);
+      return out;
+    },
+
+    sign(sk, message) {
+      return makeSignature(signPoint(skOf(sk), message, SIGNATURE_DST));
+    },
+
+    verify(pk, message, sig) {
+      return pairingCheck(pkOf(pk), signatures.hash(message, SIGNATURE_DST), sigOf(sig));
+    },
+
+    aggregatePublicKeys(pks) {
+      if (pks.length === 0) throw new BlsError('publicKey', 'no public keys to aggregate');
+      const sum = sumPoints(
+        G1.Point.ZERO,
+        pks.map((pk) => pkOf(pk).point),
+      );
+      return makePublicKey(sum);
+    },
+
+    aggregateSignatures(sigs) {
+      if (sigs.length === 0) throw new BlsError('signature', 'no signatures to aggregate');
+      return makeSignature(sumPoints(G2.Point.ZERO, sigs.map(sigOf)));
+    },
+
+    verifySameMessage(message, pairs) {
+      if (pairs.length === 0) return false;
+      const sigPoints = pairs.map((pair) => sigOf(pair.sig));
+      // An infinity signature is never one signer's valid signature (blst refuses it too).
+      if (sigPoints.some((point) => point.is0())) return false;
+      const scalars = randomNonZeroScalars(pairs.length);
+      const blindedPk = multiScalarMul64(
+        G1.Point.ZERO,
+        pairs.map((pair) => pkOf(pair.pk).point),
+        scalars,
+      );
+      const blindedSig = multiScalarMul64(G2.Point.ZERO, sigPoints, scalars);
+      return pairingCheck(nobleKey(blindedPk), signatures.hash(message, SIGNATURE_DST), blindedSig);
+    },
+
+    blindedAggregate(pairs) {
+      if (pairs.length === 0) throw new BlsError('signature', 'no signatures to aggregate');
+      const pkPoints = pairs.map((pair) => pkOf(pair.pk).point);
+      const sigPoints = pairs.map((pair, index) => {
+        const point = decodeSignaturePoint(pair.sig, index);
+        if (point.is0()) throw new BlsError('signature', REASON.infinity, index);
+        return point;
+      });
+      const scalars = randomNonZeroScalars(pairs.length);
+      const blindedPk = multiScalarMul64(G1.Point.ZERO, pkPoints, scalars);
+      return {
+        sig: makeSignature(sumPoints(G2.Point.ZERO, sigPoints)),
+        blindedPk: makePublicKey(blindedPk),
+        blindedSig: makeSignature(multiScalarMul64(G2.Point.ZERO, sigPoints, scalars)),
+      };
+    },
+
+    signProofOfPossession(sk) {
+      return backend.signWithDst(sk, backend.publicKeyOf(sk).bytes, POP_DST);
+    },
+
+    verifyProofOfPossession(pk, pop) {
+      return backend.verifyWithDst(pk, pk.bytes, pop, POP_DST);
+    },
+
+    signWithDst(sk, message, dst) {
+      return makeSignature(signPoint(skOf(sk), message, dst));
+    },
+
+    verifyWithDst(pk, message, sig, dst) {
+      return pairingCheck(pkOf(pk), signatures.hash(message, dst), sigOf(sig));
+    },
+  };
+  return backend;
+}
