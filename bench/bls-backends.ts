@@ -1,0 +1,232 @@
+// Times the two BLS backends on this machine:
+//   node --import tsx bench/bls-backends.ts [--json FILE]
+// Figures are medians; the table says how many timed iterations each comes from. noble is
+// 20-40x slower than blst, so it gets fewer iterations and the whole run stays well under
+// three minutes.
+import { writeFileSync } from 'node:fs';
+import { arch, cpus, loadavg, platform } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { blstUnavailableReason, loadBackend, nobleBackend } from '../src/bls/index.js';
+import type { BlsBackend, PublicKey, SecretKey } from '../src/bls/types.js';
+
+const SIGNERS = 1000;
+
+/** Timed iterations per figure (after untimed warm-up runs). */
+const ITERATIONS = {
+  blst: { verifyOne: 500, aggregateAndVerify: 20, parseBatches: 10, sign: 500, warmup: 20, aggregateWarmup: 2 },
+  noble: { verifyOne: 15, aggregateAndVerify: 3, parseBatches: 3, sign: 15, warmup: 2, aggregateWarmup: 1 },
+} as const;
+/** Signatures per timed batch of the parse figure (reported per signature). */
+const PARSE_BATCH = { blst: 1000, noble: 40 } as const;
+
+interface Figure {
+  /** Median of the timed iterations, milliseconds. */
+  medianMs: number;
+  iterations: number;
+}
+
+interface BackendFigures {
+  verifyOne: Figure;
+  aggregateAndVerify1000: Figure & { signers: number };
+  signatureParsePerSignature: Figure & { signaturesPerIteration: number };
+  sign: Figure;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Runs `f` warmup times untimed, then `iterations` times timed; returns the median in ms. */
+function time(iterations: number, warmup: number, f: (i: number) => void): Figure {
+  for (let i = 0; i < warmup; i++) f(i);
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const start = performance.now();
+    f(i);
+    samples.push(performance.now() - start);
+  }
+  return { medianMs: median(samples), iterations };
+}
+
+function check(condition: boolean, what: string): void {
+  if (!condition) throw new Error(`benchmark sanity check failed: ${what}`);
+}
+
+interface Committee {
+  message: Uint8Array;
+  secrets: Uint8Array[];
+  publicKeys: Uint8Array[];
+  signatures: Uint8Array[];
+}
+
+/** 1,000 distinct keys signing one message, made with the fastest backend available. */
+function makeCommittee(maker: BlsBackend): Committee {
+  const message = new TextEncoder().encode('warpgate bls benchmark: one Warp message, many signers');
+  const secrets: SecretKey[] = Array.from({ length: SIGNERS }, () => maker.generateSecretKey());
+  return {
+    message,
+    secrets: secrets.map((sk) => sk.bytes),
+    publicKeys: secrets.map((sk) => maker.publicKeyOf(sk).bytes),
+    signatures: secrets.map((sk) => maker.sign(sk, message).bytes),
+  };
+}
+
+function measure(backend: BlsBackend, committee: Committee): BackendFigures {
+  const n = ITERATIONS[backend.name];
+  const { message } = committee;
+  // Keys are parsed (and validated) once, as the canonical set does; not timed.
+  const pks: PublicKey[] = committee.publicKeys.map((bytes) => backend.publicKeyFromBytes(bytes));
+  const pairs = pks.map((pk, i) => ({ pk, sig: committee.signatures[i]! }));
+  const sigs = committee.signatures.map((bytes) => backend.signatureFromBytes(bytes));
+
+  let ok = true;
+  const verifyOne = time(n.verifyOne, n.warmup, (i) => {
+    const k = i % SIGNERS;
+    ok &&= backend.verify(pks[k]!, message, sigs[k]!);
+  });
+  check(ok, `${backend.name} verify`);
+
+  const aggregateAndVerify = time(n.aggregateAndVerify, n.aggregateWarmup, () => {
+    const folded = backend.blindedAggregate(pairs);
+    ok &&= backend.verify(folded.blindedPk, message, folded.blindedSig);
+  });
+  check(ok, `${backend.name} blinded aggregate verify`);
+
+  const batch = PARSE_BATCH[backend.name];
+  const parse = time(n.parseBatches, 1, (i) => {
+    const offset = (i * batch) % SIGNERS;
+    for (let k = 0; k < batch; k++) backend.signatureFromBytes(committee.signatures[(offset + k) % SIGNERS]!);
+  });
+
+  const secret = backend.secretKeyFromBytes(committee.secrets[0]!);
+  const sign = time(n.sign, n.warmup, (i) => {
+    backend.sign(secret, Uint8Array.of(i & 0xff, i >> 8));
+  });
+
+  return {
+    verifyOne,
+    aggregateAndVerify1000: { ...aggregateAndVerify, signers: SIGNERS },
+    signatureParsePerSignature: {
+      medianMs: parse.medianMs / batch,
+      iterations: parse.iterations,
+      signaturesPerIteration: batch,
+    },
+    sign,
+  };
+}
+
+function parseArgs(argv: string[]): { json?: string } {
+  const out: { json?: string } = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--json') {
+      const file = argv[++i];
+      if (!file) throw new Error('--json needs a file name');
+      out.json = file;
+    } else if (arg === '--help' || arg === '-h') {
+      process.stdout.write('usage: node --import tsx bench/bls-backends.ts [--json FILE]\n');
+      process.exit(0);
+    } else {
+      throw new Error(`unknown argument: ${arg}`);
+    }
+  }
+  return out;
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+function formatMs(ms: number): string {
+  if (ms >= 100) return `${ms.toFixed(0)} ms`;
+  if (ms >= 1) return `${ms.toFixed(2)} ms`;
+  return `${(ms * 1000).toFixed(1)} µs`;
+}
+
+function main(): void {
+  const args = parseArgs(process.argv.slice(2));
+  let fallback: string | undefined;
+  const native = loadBackend('blst', { onFallback: (reason) => (fallback = reason) });
+  const backends: BlsBackend[] = native.name === 'blst' ? [native, nobleBackend()] : [nobleBackend()];
+  if (fallback ?? blstUnavailableReason()) {
+    process.stdout.write(`blst unavailable (${fallback ?? blstUnavailableReason()}); noble only\n`);
+  }
+
+  // Other processes competing for the CPU inflate every figure; the load is printed with them.
+  const loadBefore = loadavg()[0] ?? 0;
+  const committee = makeCommittee(backends[0]!);
+  const results: Partial<Record<BlsBackend['name'], BackendFigures>> = {};
+  for (const backend of backends) {
+    process.stderr.write(`measuring ${backend.name}...\n`);
+    results[backend.name] = measure(backend, committee);
+  }
+
+  const machine = {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    platform: `${platform()}-${arch()}`,
+    node: process.version,
+    loadAverage1m: { before: round2(loadBefore), after: round2(loadavg()[0] ?? 0) },
+  };
+  const rows: [string, (f: BackendFigures) => Figure, (f: BackendFigures) => string][] = [
+    ['verify one signature', (f) => f.verifyOne, (f) => `median of ${f.verifyOne.iterations}`],
+    [
+      `aggregate-and-verify ${SIGNERS} (blinded aggregate + 1 verify)`,
+      (f) => f.aggregateAndVerify1000,
+      (f) => `median of ${f.aggregateAndVerify1000.iterations}`,
+    ],
+    [
+      'signature parse + subgroup check, per signature',
+      (f) => f.signatureParsePerSignature,
+      (f) =>
+        `median of ${f.signatureParsePerSignature.iterations} × ${f.signatureParsePerSignature.signaturesPerIteration}`,
+    ],
+    ['sign', (f) => f.sign, (f) => `median of ${f.sign.iterations}`],
+  ];
+
+  const names = backends.map((b) => b.name);
+  const lines = [
+    `BLS backends on ${machine.cpu} (${machine.cores} cores, ${machine.platform}, node ${machine.node}; ` +
+      `1-min load average ${machine.loadAverage1m.before} before, ${machine.loadAverage1m.after} after)`,
+    '',
+    `| operation | ${names.join(' | ')}${names.length === 2 ? ' | noble / blst' : ''} |`,
+    `|---|${names.map(() => '---|').join('')}${names.length === 2 ? '---|' : ''}`,
+  ];
+  for (const [label, pick, iterations] of rows) {
+    const cells = backends.map((b) => {
+      const figures = results[b.name]!;
+      return `${formatMs(pick(figures).medianMs)} (${iterations(figures)})`;
+    });
+    const ratio =
+      names.length === 2
+        ? ` | ${(pick(results.noble!).medianMs / pick(results.blst!).medianMs).toFixed(1)}x`
+        : '';
+    lines.push(`| ${label} | ${cells.join(' | ')}${ratio} |`);
+  }
+  lines.push(
+    '',
+    `aggregate-and-verify is timed from the ${SIGNERS} 96-byte signatures and the pre-parsed keys: ` +
+      'blindedAggregate (subgroup check of each, plain sum, random-scalar sums) + one verify.',
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  if (args.json) {
+    const figures = Object.fromEntries(
+      Object.entries(results).map(([name, f]) => [
+        name,
+        {
+          verifyOneMs: f.verifyOne,
+          aggregateAndVerify1000Ms: f.aggregateAndVerify1000,
+          signatureParseMsPerSignature: f.signatureParsePerSignature,
+          signMs: f.sign,
+        },
+      ]),
+    );
+    writeFileSync(args.json, `${JSON.stringify({ machine, signers: SIGNERS, backends: figures }, null, 2)}\n`);
+    process.stdout.write(`wrote ${args.json}\n`);
+  }
+}
+
+main();
