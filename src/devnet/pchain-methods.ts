@@ -8,6 +8,7 @@ import { PublicKeyCache } from '../validators/key-cache.js';
 import { cb58Decode, cb58Encode, P_CHAIN_ID, PRIMARY_NETWORK_ID } from '../warp/cb58.js';
 import { bytesEqual, bytesTo0xHex, bytesToHex } from '../warp/hex.js';
 import type { DevnetGenesis, L1ValidatorRecord, PrimaryValidator } from './genesis.js';
+import { timeAtHeight } from './genesis.js';
 import { JsonRpcError, type HeightArg, type JsonRpcArgs, type JsonRpcService } from './json-rpc.js';
 import { formatPChainAddress } from './pchain-address.js';
 import type { PChainState } from './pchain-state.js';
@@ -122,6 +123,10 @@ export function platformService(state: PChainState, options: PlatformServiceOpti
       getHeight: () => ({ height: String(genesis.currentHeight) }),
 
       getProposedHeight: () => ({ height: String(genesis.proposedHeight) }),
+
+      // The time of the last accepted block, as Go marshals a time.Time (RFC 3339, no zero fraction).
+      // Signers compare a registration's expiry with it (pchain-policy.ts).
+      getTimestamp: () => ({ timestamp: new Date(Number(timeAtHeight(genesis.currentHeight)) * 1000).toISOString().replace('.000Z', 'Z') }),
 
       getValidatorsAt: (args) => {
         const subnetId = args.id('subnetID') ?? PRIMARY_NETWORK_ID;

@@ -1,5 +1,6 @@
-// Worker threads and child processes start without the tsx loader that the CLI registered in
-// its own thread, so every place that starts one passes these arguments to node.
+// Child processes start without the tsx loader that the CLI registered in its own thread, so
+// every place that forks one passes these arguments to node. (Worker threads register tsx in
+// their plain-JS entry instead: see workers/bls-entry.mjs.)
 import { fileURLToPath } from 'node:url';
 
 const tsxLoader = import.meta.resolve('tsx');

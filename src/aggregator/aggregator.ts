@@ -1,0 +1,204 @@
+// The aggregation engine behind both HTTP APIs: resolve the signing subnet and its canonical
+// validator set, take what the signature cache has, collect the rest from signer peers, and build
+// the signed message. Identical concurrent requests share one collection; the number of
+// collections at once is capped.
+import { bytesToHex } from '../warp/hex.js';
+import { PRIMARY_NETWORK_ID } from '../warp/cb58.js';
+import { bytesEqual } from '../warp/hex.js';
+import { encodeSigners } from '../warp/bitset.js';
+import { encodeSignedMessage } from '../warp/signed-message.js';
+import type { UnsignedMessage } from '../warp/unsigned-message.js';
+import { requiredWeight } from '../validators/quorum.js';
+import type { CanonicalSet } from '../validators/canonical-set.js';
+import {
+  Collection,
+  DEFAULT_FAN_OUT,
+  QuorumShortfall,
+  type FanOutOptions,
+  type PeerSource,
+  type ResponseResult,
+  type Strategy,
+} from './collection.js';
+import { AggregationError, OverloadedError, QuorumNotReachedError, type CollectionStats } from './errors.js';
+import type { SignatureCache } from './signature-cache.js';
+import type { BlsWorkerPool } from './worker-pool.js';
+
+export interface AggregationRequest {
+  message: UnsignedMessage;
+  justification: Uint8Array;
+  /** Defaults to the source chain's subnet (platform.validatedBy), or the Primary Network for P-Chain messages. */
+  signingSubnetId?: Uint8Array;
+  quorumPercentage: number;
+  quorumPercentageBuffer: number;
+  /** 0: the current validator set; otherwise the set at this P-Chain height. */
+  pChainHeight: number;
+}
+
+export interface AggregationResult {
+  signedMessage: Uint8Array;
+  signers: number[];
+  signedWeight: bigint;
+  totalWeight: bigint;
+  subnetId: Uint8Array;
+  stats: CollectionStats;
+}
+
+/** Where validator sets come from (ValidatorSetCache implements it). */
+export interface ValidatorSets {
+  get(subnetId: Uint8Array, pChainHeight: number): Promise<CanonicalSet>;
+  signingSubnetFor(sourceChainId: Uint8Array): Promise<Uint8Array>;
+}
+
+export interface AggregatorEvents {
+  onResponse?(result: ResponseResult): void;
+  onCache?(hit: boolean): void;
+  onAggregation?(e: { outcome: 'success' | 'quorum_not_reached' | 'error'; ms: number; signedWeight?: bigint; totalWeight?: bigint }): void;
+}
+
+export interface AggregatorOptions {
+  sets: ValidatorSets;
+  peers: PeerSource;
+  pool: BlsWorkerPool;
+  cache: SignatureCache;
+  deadlineMs?: number;
+  requestTimeoutMs?: number;
+  maxConcurrent?: number;
+  strategy?: Strategy;
+  /** How many validators are asked beyond the missing weight, and when a slow one is hedged. */
+  fanOut?: Partial<FanOutOptions>;
+  events?: AggregatorEvents;
+}
+
+/**
+ * Collecting stops this long before the deadline, so the final pairing (and a bisection, if a
+ * bad signature shows up at the last moment) still answers within it.
+ */
+export function finishReserveMs(deadlineMs: number): number {
+  return Math.min(200, Math.floor(deadlineMs / 10));
+}
+
+export class Aggregator {
+  private readonly inFlight = new Map<string, Promise<AggregationResult>>();
+  private running = 0;
+  readonly deadlineMs: number;
+  private readonly requestTimeoutMs: number;
+  private readonly maxConcurrent: number;
+  private readonly strategy: Strategy;
+  private readonly fanOut: FanOutOptions;
+
+  constructor(private readonly opts: AggregatorOptions) {
+    this.deadlineMs = opts.deadlineMs ?? 5_000;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 2_000;
+    this.maxConcurrent = opts.maxConcurrent ?? 64;
+    this.strategy = opts.strategy ?? 'warpgate';
+    this.fanOut = { ...DEFAULT_FAN_OUT, ...opts.fanOut };
+  }
+
+  /** Aggregations under way (distinct collections). */
+  get active(): number {
+    return this.running;
+  }
+
+  aggregate(req: AggregationRequest, opts: { deadlineMs?: number; strategy?: Strategy } = {}): Promise<AggregationResult> {
+    const strategy = opts.strategy ?? this.strategy;
+    const key = [
+      bytesToHex(req.message.id),
+      bytesToHex(req.justification),
+      req.signingSubnetId ? bytesToHex(req.signingSubnetId) : '-',
+      req.pChainHeight,
+      req.quorumPercentage,
+      req.quorumPercentageBuffer,
+      strategy,
+    ].join('/');
+    const shared = this.inFlight.get(key);
+    if (shared) return shared;
+    if (this.running >= this.maxConcurrent) {
+      return Promise.reject(new OverloadedError(`too many aggregations under way (${this.maxConcurrent}); retry shortly`, 1));
+    }
+    this.running++;
+    const started = Date.now();
+    // A caller may ask for less time than the configured deadline, never for more.
+    const deadlineMs = Math.max(1, Math.min(opts.deadlineMs ?? this.deadlineMs, this.deadlineMs));
+    const work = this.run(req, started + deadlineMs - finishReserveMs(deadlineMs), strategy)
+      .then((result) => {
+        this.opts.events?.onAggregation?.({ outcome: 'success', ms: Date.now() - started, signedWeight: result.signedWeight, totalWeight: result.totalWeight });
+        return result;
+      })
+      .catch((err: unknown) => {
+        const outcome = err instanceof QuorumNotReachedError ? 'quorum_not_reached' : 'error';
+        this.opts.events?.onAggregation?.({ outcome, ms: Date.now() - started });
+        throw err;
+      })
+      .finally(() => {
+        this.running--;
+        this.inFlight.delete(key);
+      });
+    this.inFlight.set(key, work);
+    return work;
+  }
+
+  private async run(req: AggregationRequest, deadlineAt: number, strategy: Strategy): Promise<AggregationResult> {
+    const subnetId = req.signingSubnetId ?? (await this.defaultSubnet(req.message));
+    const set = await this.opts.sets.get(subnetId, req.pChainHeight);
+    if (set.validators.length === 0) {
+      throw new AggregationError('the signing subnet has no validators with a BLS key at that height', 503);
+    }
+    if (Date.now() >= deadlineAt) {
+      throw new AggregationError('the aggregation deadline passed while the validator set was being read from the P-Chain', 504);
+    }
+    // Quorum 0 needs no weight, but the collection still insists on one signer: a signed
+    // message with an empty bitset verifies nowhere.
+    const minimumWeight = requiredWeight(set.totalWeight, req.quorumPercentage);
+    const targetWeight = requiredWeight(set.totalWeight, req.quorumPercentage + req.quorumPercentageBuffer);
+    const messageIdHex = bytesToHex(req.message.id);
+    const cache = this.opts.cache;
+    const cached = cache.get(messageIdHex);
+    this.opts.events?.onCache?.(cached.size > 0);
+
+    const collection = new Collection(
+      {
+        message: req.message,
+        justification: req.justification,
+        set,
+        targetWeight,
+        minimumWeight,
+        deadlineAt,
+        requestTimeoutMs: this.requestTimeoutMs,
+        cached,
+        strategy,
+        fanOut: this.fanOut,
+        onResponse: this.opts.events?.onResponse,
+        onCachedInvalid: (pkHex) => cache.delete(messageIdHex, pkHex),
+      },
+      this.opts.peers,
+      this.opts.pool,
+    );
+    try {
+      const outcome = await collection.run();
+      cache.add(messageIdHex, outcome.verified);
+      const signedMessage = encodeSignedMessage(req.message, encodeSigners(outcome.signers), outcome.signature);
+      return {
+        signedMessage,
+        signers: outcome.signers,
+        signedWeight: outcome.signedWeight,
+        totalWeight: set.totalWeight,
+        subnetId,
+        stats: outcome.stats,
+      };
+    } catch (err) {
+      if (err instanceof QuorumShortfall) {
+        // What was proven valid stays useful: a retry asks only the validators still missing.
+        if (err.verified.size > 0) cache.add(messageIdHex, err.verified);
+        throw new QuorumNotReachedError(err.signedWeight, minimumWeight, set.totalWeight, err.stats, err.why);
+      }
+      throw err;
+    }
+  }
+
+  private defaultSubnet(message: UnsignedMessage): Promise<Uint8Array> {
+    // P-Chain messages have no validatedBy answer; without a signingSubnetId they are signed by
+    // the Primary Network.
+    if (bytesEqual(message.sourceChainId, PRIMARY_NETWORK_ID)) return Promise.resolve(PRIMARY_NETWORK_ID);
+    return this.opts.sets.signingSubnetFor(message.sourceChainId);
+  }
+}

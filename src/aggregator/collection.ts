@@ -1,0 +1,596 @@
+// One aggregation's collection: ask the signer peers (heaviest first, only as many as the missing
+// weight needs plus a hedge, more as answers fail or are slow), fold each signature into a running
+// aggregate in the worker pool as it arrives, and finish with one pairing once the target weight
+// has signed. A failed pairing is resolved by bisection: the bad signatures are dropped, their
+// peers penalized, and collecting goes on. Lives only as long as its request.
+import { setMaxListeners } from 'node:events';
+import type { UnsignedMessage } from '../warp/unsigned-message.js';
+import type { CanonicalSet } from '../validators/canonical-set.js';
+import { PeerRequestError, type PeerAnswer, type SignatureRequest } from '../peers/pool.js';
+import type { PartialAggregate } from '../../workers/bls-tasks.js';
+import type { BlsWorkerPool } from './worker-pool.js';
+import type { CollectionStats } from './errors.js';
+
+/** What the collection needs from the peer pool (an interface so tests and the bench can wrap it). */
+export interface PeerSource {
+  isConnected(pkHex: string): boolean;
+  request(pkHex: string, req: SignatureRequest, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<PeerAnswer>;
+  penalize(pkHex: string, reason: string): void;
+}
+
+export type Strategy = 'warpgate' | 'perSignatureVerify';
+export type ResponseResult = 'valid' | 'invalid' | 'refused' | 'timeout' | 'error';
+
+/** How widely a collection asks. */
+export interface FanOutOptions {
+  /**
+   * Weight asked for beyond what is still missing, in percent of the total weight: the hedge
+   * against peers that refuse, fail or are slow. 100 asks every connected validator at once.
+   */
+  extraWeightPercent: number;
+  /** A request unanswered for this long stops counting as weight on its way, so more validators are asked. */
+  hedgeDelayMs: number;
+}
+
+/**
+ * Asking the missing weight plus 20% of the total covers the heavy validators that usually
+ * complete a quorum while sparing the light tail; a request unanswered after 250 ms (well past a
+ * healthy validator's round trip) gets a stand-in.
+ */
+export const DEFAULT_FAN_OUT: FanOutOptions = { extraWeightPercent: 20, hedgeDelayMs: 250 };
+
+export interface CollectionInput {
+  message: UnsignedMessage;
+  justification: Uint8Array;
+  set: CanonicalSet;
+  /** Stop as soon as this weight has signed (and verified). */
+  targetWeight: bigint;
+  /** When no more signatures can come (deadline, or everyone answered), succeed with at least this weight. */
+  minimumWeight: bigint;
+  /** When collecting stops; the caller keeps some time after it for the final check. */
+  deadlineAt: number;
+  requestTimeoutMs: number;
+  cached: ReadonlyMap<string, Uint8Array>;
+  strategy: Strategy;
+  fanOut?: FanOutOptions;
+  onResponse?: (result: ResponseResult) => void;
+  /** A cached signature failed its check (it must leave the cache). */
+  onCachedInvalid?: (pkHex: string) => void;
+}
+
+export interface CollectionOutcome {
+  /** Canonical indices that signed, ascending, and their aggregate signature. */
+  signers: number[];
+  signature: Uint8Array;
+  signedWeight: bigint;
+  /** Individually-verified signatures by key hex, for the signature cache. */
+  verified: Map<string, Uint8Array>;
+  stats: CollectionStats;
+  reachedTarget: boolean;
+}
+
+/** A batch folds at most this many signatures, so a backlog is spread over the threads and heavy ones go first. */
+const MAX_BATCH = 128;
+
+interface Arrival {
+  index: number;
+  sig: Uint8Array;
+}
+
+/** A running aggregate and the canonical indices (and their weight) folded into it. */
+interface Running {
+  part: PartialAggregate;
+  members: number[];
+  weight: bigint;
+}
+
+interface Outstanding {
+  slow: boolean;
+  hedgeTimer: NodeJS.Timeout | undefined;
+}
+
+export class Collection {
+  private readonly stats: CollectionStats;
+  private readonly abort = new AbortController();
+  private readonly fanOut: FanOutOptions;
+  private readonly extraWeight: bigint;
+  /** Validators to ask (not in the cache), heaviest first; `nextToAsk` is the first not yet asked. */
+  private order: number[];
+  private nextToAsk = 0;
+  private readonly outstanding = new Map<number, Outstanding>();
+  /** Weight and number of outstanding requests not yet considered slow. */
+  private outstandingWeight = 0n;
+  private fastOutstanding = 0;
+  /** Signatures waiting for their per-arrival check. */
+  private readonly pending: Arrival[] = [];
+  /** Weight and number of signatures waiting for, or in, their per-arrival check. */
+  private pendingWeight = 0n;
+  private pendingCount = 0;
+  /** Signatures that passed their per-arrival check, by canonical index. */
+  private readonly accepted = new Map<number, Uint8Array>();
+  private acceptedWeight = 0n;
+  /** Running aggregates not being merged or finalized right now (warpgate strategy). */
+  private readonly running: Running[] = [];
+  private runningWeight = 0n;
+  /** Indices whose signature came from a peer in this collection (not from the cache). */
+  private readonly live = new Set<number>();
+  /** Indices whose signature is proven valid on its own (pairing over blinded sums, batch check, or single verify). */
+  private readonly confirmed = new Set<number>();
+  private checksInFlight = 0;
+  private finalizing = false;
+  private done = false;
+  private deadlinePassed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly request: SignatureRequest;
+  private resolve!: (o: CollectionOutcome) => void;
+  private reject!: (e: unknown) => void;
+
+  constructor(
+    private readonly input: CollectionInput,
+    private readonly peers: PeerSource,
+    private readonly pool: BlsWorkerPool,
+    private readonly maxParallelChecks = Math.max(1, pool.threads),
+  ) {
+    const { set, cached } = input;
+    this.stats = {
+      validators: set.validators.length,
+      notConnected: 0,
+      notAsked: 0,
+      asked: 0,
+      answered: 0,
+      refused: 0,
+      timedOut: 0,
+      invalid: 0,
+      failed: 0,
+      fromCache: 0,
+    };
+    this.fanOut = input.fanOut ?? DEFAULT_FAN_OUT;
+    this.extraWeight = (set.totalWeight * BigInt(Math.max(0, Math.min(100, Math.round(this.fanOut.extraWeightPercent))))) / 100n;
+    this.request = { message: input.message.bytes, justification: input.justification };
+    // One listener per request on the shared signal: not a leak.
+    setMaxListeners(set.validators.length + 10, this.abort.signal);
+    // Heaviest first: the canonical order is by key, not weight.
+    this.order = set.validators
+      .map((_, i) => i)
+      .filter((i) => !cached.has(set.validators[i]!.publicKeyHex))
+      .sort((a, b) => this.byWeightDesc(a, b));
+  }
+
+  run(): Promise<CollectionOutcome> {
+    return new Promise<CollectionOutcome>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+      this.timer = setTimeout(() => this.onDeadline(), Math.max(0, this.input.deadlineAt - Date.now()));
+      const { set, cached } = this.input;
+      for (const [i, v] of set.validators.entries()) {
+        const hit = cached.get(v.publicKeyHex);
+        if (hit) {
+          this.stats.fromCache++;
+          this.arrive(i, hit);
+        }
+      }
+      this.pump();
+    });
+  }
+
+  private weightOf(index: number): bigint {
+    return this.input.set.validators[index]!.weight;
+  }
+
+  private byWeightDesc(a: number, b: number): number {
+    const wa = this.weightOf(a);
+    const wb = this.weightOf(b);
+    return wa === wb ? a - b : wa > wb ? -1 : 1;
+  }
+
+  // ---- asking peers -------------------------------------------------------------------------
+
+  /**
+   * Asks more validators (heaviest first) while the weight in hand (signed, or arrived and being
+   * checked) plus the weight on its way falls short of the target plus the hedge. Weight in hand
+   * that reaches the target asks nobody: a repeat request served from the cache costs no round trip.
+   */
+  private topUp(): void {
+    const { targetWeight } = this.input;
+    while (!this.done && !this.deadlinePassed && this.nextToAsk < this.order.length) {
+      const inHand = this.acceptedWeight + this.pendingWeight;
+      const signerInHand = this.accepted.size + this.pendingCount > 0;
+      if (inHand >= targetWeight && signerInHand) return;
+      const enoughOnItsWay = inHand + this.outstandingWeight >= targetWeight + this.extraWeight;
+      if (enoughOnItsWay && (signerInHand || this.fastOutstanding > 0)) return;
+      this.ask(this.order[this.nextToAsk++]!);
+    }
+  }
+
+  private ask(index: number): void {
+    const v = this.input.set.validators[index]!;
+    if (!this.peers.isConnected(v.publicKeyHex)) {
+      this.stats.notConnected++;
+      return;
+    }
+    this.stats.asked++;
+    const timeoutMs = Math.max(1, Math.min(this.input.requestTimeoutMs, this.input.deadlineAt - Date.now()));
+    const entry: Outstanding = { slow: false, hedgeTimer: undefined };
+    if (this.fanOut.hedgeDelayMs < timeoutMs) {
+      entry.hedgeTimer = setTimeout(() => this.onSlow(index), this.fanOut.hedgeDelayMs);
+    }
+    this.outstanding.set(index, entry);
+    this.outstandingWeight += v.weight;
+    this.fastOutstanding++;
+    let answer: Promise<PeerAnswer>;
+    try {
+      answer = this.peers.request(v.publicKeyHex, this.request, { timeoutMs, signal: this.abort.signal });
+    } catch (err) {
+      answer = Promise.reject(err);
+    }
+    answer.then(
+      (a) => this.onAnswer(index, a),
+      (err: unknown) => this.onRequestError(index, err),
+    );
+  }
+
+  /** Removes a request from the outstanding ones; false when it was already settled (deadline, end). */
+  private settleRequest(index: number): boolean {
+    const entry = this.outstanding.get(index);
+    if (!entry) return false;
+    clearTimeout(entry.hedgeTimer);
+    this.outstanding.delete(index);
+    if (!entry.slow) {
+      this.outstandingWeight -= this.weightOf(index);
+      this.fastOutstanding--;
+    }
+    return true;
+  }
+
+  private onSlow(index: number): void {
+    const entry = this.outstanding.get(index);
+    if (!entry || entry.slow || this.done) return;
+    entry.slow = true;
+    this.outstandingWeight -= this.weightOf(index);
+    this.fastOutstanding--;
+    this.topUp();
+  }
+
+  private onAnswer(index: number, answer: PeerAnswer): void {
+    if (!this.settleRequest(index) || this.done) return;
+    if (answer.kind === 'refused') {
+      this.stats.refused++;
+      this.input.onResponse?.('refused');
+    } else {
+      this.stats.answered++;
+      this.live.add(index);
+      this.arrive(index, answer.signature);
+    }
+    this.pump();
+  }
+
+  private onRequestError(index: number, err: unknown): void {
+    if (!this.settleRequest(index) || this.done) return;
+    if (err instanceof PeerRequestError && err.reason === 'timeout') {
+      this.stats.timedOut++;
+      this.input.onResponse?.('timeout');
+    } else {
+      this.stats.failed++;
+      this.input.onResponse?.('error');
+    }
+    this.pump();
+  }
+
+  /** Collecting stops: what is outstanding counts as timed out and is cancelled. */
+  private onDeadline(): void {
+    if (this.done) return;
+    this.deadlinePassed = true;
+    for (const index of [...this.outstanding.keys()]) {
+      this.settleRequest(index);
+      this.stats.timedOut++;
+      this.input.onResponse?.('timeout');
+    }
+    this.abort.abort();
+    this.settle();
+  }
+
+  // ---- checking signatures ------------------------------------------------------------------
+
+  private arrive(index: number, sig: Uint8Array): void {
+    this.pending.push({ index, sig });
+    this.pendingWeight += this.weightOf(index);
+    this.pendingCount++;
+  }
+
+  /** Sends waiting signatures to the workers (heaviest first, one batch per free thread), then settles. */
+  private pump(): void {
+    if (this.done) return;
+    if (this.pending.length > 0 && this.checksInFlight < this.maxParallelChecks) {
+      this.pending.sort((a, b) => this.byWeightDesc(a.index, b.index));
+    }
+    while (this.pending.length > 0 && this.checksInFlight < this.maxParallelChecks) {
+      const free = this.maxParallelChecks - this.checksInFlight;
+      const size = Math.min(MAX_BATCH, Math.ceil(this.pending.length / free));
+      this.check(this.pending.splice(0, size));
+    }
+    this.settle();
+  }
+
+  private check(batch: Arrival[]): void {
+    this.checksInFlight++;
+    const validators = this.input.set.validators;
+    const sigs = batch.map((a) => a.sig);
+    const pks = batch.map((a) => validators[a.index]!.publicKey.bytes);
+    const work =
+      this.input.strategy === 'warpgate' ? this.foldBatch(batch, sigs, pks) : this.verifyBatch(batch, sigs, pks);
+    work
+      .catch((err: unknown) => this.fail(err))
+      .finally(() => {
+        this.checksInFlight--;
+        this.pump();
+      });
+  }
+
+  /** warpgate: subgroup checks and a blinded fold into one running aggregate (merging the idle ones). */
+  private async foldBatch(batch: Arrival[], sigs: Uint8Array[], pks: Uint8Array[]): Promise<void> {
+    const base = this.takeRunning();
+    const r = await this.pool.fold({ sigs, pks, base: base.map((b) => b.part) });
+    if (this.done) return;
+    const rejected = new Set(r.rejected);
+    const members = base.flatMap((b) => b.members);
+    let weight = base.reduce((sum, b) => sum + b.weight, 0n);
+    batch.forEach((a, i) => {
+      const w = this.weightOf(a.index);
+      this.pendingWeight -= w;
+      this.pendingCount--;
+      if (rejected.has(i)) {
+        this.markInvalid(a.index, 'the signature is not a valid G2 point in the subgroup');
+        return;
+      }
+      this.accepted.set(a.index, a.sig);
+      this.acceptedWeight += w;
+      members.push(a.index);
+      weight += w;
+    });
+    if (r.partial) {
+      this.running.push({ part: r.partial, members, weight });
+      this.runningWeight += weight;
+    }
+  }
+
+  /** perSignatureVerify (icm-services' way, for comparison): one full verification per signature. */
+  private async verifyBatch(batch: Arrival[], sigs: Uint8Array[], pks: Uint8Array[]): Promise<void> {
+    const ok = await this.pool.verifyEach({ message: this.input.message.bytes, sigs, pks });
+    if (this.done) return;
+    batch.forEach((a, i) => {
+      const w = this.weightOf(a.index);
+      this.pendingWeight -= w;
+      this.pendingCount--;
+      if (!ok[i]) {
+        this.markInvalid(a.index, 'the signature does not verify');
+        return;
+      }
+      this.accepted.set(a.index, a.sig);
+      this.acceptedWeight += w;
+      this.confirm(a.index);
+    });
+  }
+
+  private takeRunning(): Running[] {
+    const taken = this.running.splice(0);
+    for (const r of taken) this.runningWeight -= r.weight;
+    return taken;
+  }
+
+  private confirm(index: number): void {
+    if (this.confirmed.has(index)) return;
+    this.confirmed.add(index);
+    if (this.live.has(index)) this.input.onResponse?.('valid');
+  }
+
+  private markInvalid(index: number, reason: string): void {
+    const pkHex = this.input.set.validators[index]!.publicKeyHex;
+    if (this.live.has(index)) {
+      this.stats.invalid++;
+      this.input.onResponse?.('invalid');
+      this.peers.penalize(pkHex, reason);
+    } else {
+      // A cached signature is ours, not the peer's: no penalty, but it leaves the cache and the
+      // validator is asked next.
+      this.input.onCachedInvalid?.(pkHex);
+      this.order.splice(this.nextToAsk, 0, index);
+    }
+  }
+
+  // ---- deciding -----------------------------------------------------------------------------
+
+  /** Weight whose signatures are ready for the final check. */
+  private readyWeight(): bigint {
+    return this.input.strategy === 'warpgate' ? this.runningWeight : this.acceptedWeight;
+  }
+
+  private readySigners(): number {
+    return this.input.strategy === 'warpgate' ? this.running.reduce((n, r) => n + r.members.length, 0) : this.accepted.size;
+  }
+
+  /** No signature can arrive any more: the deadline passed, or every validator was asked and answered. */
+  private noMoreComing(): boolean {
+    if (this.deadlinePassed) return true;
+    return this.outstanding.size === 0 && this.nextToAsk >= this.order.length;
+  }
+
+  /**
+   * The one decision point, called after every event: finish once the target weight is ready;
+   * otherwise ask more; once nothing more can come, finish with the minimum or fail with counts.
+   * A signed message always has at least one signer, even at quorum 0.
+   */
+  private settle(): void {
+    if (this.done || this.finalizing) return;
+    if (this.readyWeight() >= this.input.targetWeight && this.readySigners() > 0) {
+      void this.finalize();
+      return;
+    }
+    this.topUp();
+    if (this.checksInFlight > 0 || this.pending.length > 0) return;
+    if (!this.noMoreComing()) return;
+    // Unchecked running aggregates are checked even on the way to a failure: the weight counted
+    // must be real, the counts must name the invalid signatures, and good ones get cached.
+    const unconfirmed = this.running.some((r) => r.members.some((i) => !this.confirmed.has(i)));
+    if ((this.readyWeight() >= this.input.minimumWeight && this.readySigners() > 0) || unconfirmed) {
+      void this.finalize();
+      return;
+    }
+    this.shortfall();
+  }
+
+  private async finalize(): Promise<void> {
+    this.finalizing = true;
+    let keepGoing = true;
+    try {
+      keepGoing = this.input.strategy === 'warpgate' ? await this.finalizeRunning() : await this.finalizeVerified();
+    } catch (err) {
+      this.fail(err);
+      return;
+    } finally {
+      this.finalizing = false;
+    }
+    if (keepGoing) this.pump();
+  }
+
+  /** perSignatureVerify: every accepted signature was verified on arrival; sum them. */
+  private async finalizeVerified(): Promise<boolean> {
+    const signers = [...this.accepted.keys()].sort((a, b) => a - b);
+    const weight = this.acceptedWeight;
+    if (weight >= this.input.targetWeight || (this.noMoreComing() && weight >= this.input.minimumWeight)) {
+      const signature = await this.pool.aggregate(signers.map((i) => this.accepted.get(i)!));
+      this.succeed(signers, signature, weight);
+    } else {
+      this.shortfall();
+    }
+    return false;
+  }
+
+  /**
+   * warpgate: one pairing over the blinded sums proves every member valid. On failure, bisection
+   * finds the bad signatures; they are dropped and their peers penalized, the rest are folded
+   * again, and collecting continues. Returns whether collecting continues.
+   */
+  private async finalizeRunning(): Promise<boolean> {
+    const { message, set } = this.input;
+    const parts = this.takeRunning();
+    const members = parts.flatMap((p) => p.members);
+    const weight = parts.reduce((sum, p) => sum + p.weight, 0n);
+    const result = await this.pool.finalize({ message: message.bytes, parts: parts.map((p) => p.part) });
+    if (this.done) return false;
+    if (result.valid) {
+      for (const i of members) this.confirm(i);
+      const signers = [...members].sort((a, b) => a - b);
+      if (weight >= this.input.targetWeight || (this.noMoreComing() && weight >= this.input.minimumWeight)) {
+        this.succeed(signers, result.signature, weight);
+        return false;
+      }
+      if (this.noMoreComing()) {
+        this.shortfall();
+        return false;
+      }
+      // Checked early (no more was expected then); keep it and go on collecting.
+      this.running.push(...parts);
+      this.runningWeight += weight;
+      return true;
+    }
+    const positions = await this.pool.findInvalid({
+      message: message.bytes,
+      sigs: members.map((i) => this.accepted.get(i)!),
+      pks: members.map((i) => set.validators[i]!.publicKey.bytes),
+    });
+    if (this.done) return false;
+    if (positions.length === 0) {
+      throw new Error('the aggregate signature check failed but bisection found no invalid signature');
+    }
+    const bad = new Set(positions.map((p) => members[p]!));
+    for (const i of bad) {
+      this.accepted.delete(i);
+      this.acceptedWeight -= this.weightOf(i);
+      this.markInvalid(i, 'the signature does not verify for this message and key');
+    }
+    const good = members.filter((i) => !bad.has(i));
+    // Every good one sat in a group that passed a batch check: proven valid.
+    for (const i of good) this.confirm(i);
+    if (good.length > 0) {
+      const refold = await this.pool.fold({
+        sigs: good.map((i) => this.accepted.get(i)!),
+        pks: good.map((i) => set.validators[i]!.publicKey.bytes),
+      });
+      if (this.done) return false;
+      if (refold.partial) {
+        const w = good.reduce((sum, i) => sum + this.weightOf(i), 0n);
+        this.running.push({ part: refold.partial, members: good, weight: w });
+        this.runningWeight += w;
+      }
+    }
+    return true;
+  }
+
+  private verifiedSignatures(indices: Iterable<number>): Map<string, Uint8Array> {
+    const verified = new Map<string, Uint8Array>();
+    for (const i of indices) {
+      const sig = this.accepted.get(i);
+      if (sig && this.confirmed.has(i)) verified.set(this.input.set.validators[i]!.publicKeyHex, sig);
+    }
+    return verified;
+  }
+
+  private succeed(signers: number[], signature: Uint8Array, signedWeight: bigint): void {
+    if (this.done) return;
+    const verified = this.verifiedSignatures(signers);
+    this.finish();
+    this.resolve({
+      signers,
+      signature,
+      signedWeight,
+      verified,
+      stats: this.stats,
+      reachedTarget: signedWeight >= this.input.targetWeight,
+    });
+  }
+
+  private shortfall(): void {
+    if (this.done) return;
+    for (const index of this.order.slice(this.nextToAsk)) {
+      if (this.peers.isConnected(this.input.set.validators[index]!.publicKeyHex)) this.stats.notAsked++;
+      else this.stats.notConnected++;
+    }
+    this.nextToAsk = this.order.length;
+    let signedWeight = 0n;
+    for (const i of this.confirmed) if (this.accepted.has(i)) signedWeight += this.weightOf(i);
+    const why = this.deadlinePassed ? 'by the deadline' : 'after every connected validator was asked';
+    const verified = this.verifiedSignatures(this.confirmed);
+    this.finish();
+    this.reject(new QuorumShortfall(signedWeight, this.stats, why, verified));
+  }
+
+  private fail(err: unknown): void {
+    if (this.done) return;
+    this.finish();
+    this.reject(err);
+  }
+
+  /** Ends the collection: stops the deadline and hedge timers and cancels every outstanding request. */
+  private finish(): void {
+    this.done = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const entry of this.outstanding.values()) clearTimeout(entry.hedgeTimer);
+    this.outstanding.clear();
+    this.outstandingWeight = 0n;
+    this.fastOutstanding = 0;
+    this.abort.abort();
+  }
+}
+
+/** Internal: the aggregator turns this into a QuorumNotReachedError with the set's figures. */
+export class QuorumShortfall extends Error {
+  constructor(
+    readonly signedWeight: bigint,
+    readonly stats: CollectionStats,
+    readonly why: string,
+    /** Signatures proven valid on the way: worth caching for a retry. */
+    readonly verified: Map<string, Uint8Array>,
+  ) {
+    super(`quorum not reached ${why}`);
+  }
+}

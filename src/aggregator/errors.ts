@@ -1,0 +1,66 @@
+// Errors an aggregation ends with. Each carries the HTTP status the server answers with and a
+// message written for the relayer operator who will read it.
+
+export interface CollectionStats {
+  /** Validators in the canonical set (after merging shared keys). */
+  validators: number;
+  /** Validators with no connected signer peer when their turn came: never asked. */
+  notConnected: number;
+  /** Connected validators not asked because the collection ended first. */
+  notAsked: number;
+  /** Requests sent to signer peers. */
+  asked: number;
+  /** Requests answered with a signature (valid or not). */
+  answered: number;
+  /** Requests answered with a refusal. */
+  refused: number;
+  /** Requests with no answer within the request timeout or by the deadline. */
+  timedOut: number;
+  /** Answered signatures that failed a check (their peers are penalized). */
+  invalid: number;
+  /** Requests that failed otherwise: disconnects, protocol errors, a full peer queue. */
+  failed: number;
+  /** Signatures taken from the signature cache. */
+  fromCache: number;
+}
+
+export class AggregationError extends Error {
+  override readonly name: string = 'AggregationError';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export class QuorumNotReachedError extends AggregationError {
+  override readonly name = 'QuorumNotReachedError';
+  constructor(
+    readonly signedWeight: bigint,
+    readonly requiredWeight: bigint,
+    readonly totalWeight: bigint,
+    readonly stats: CollectionStats,
+    why: string,
+  ) {
+    const pct = totalWeight === 0n ? '0' : ((Number(signedWeight) * 100) / Number(totalWeight)).toFixed(2);
+    const notAsked = stats.notAsked > 0 ? `, not asked ${stats.notAsked}` : '';
+    super(
+      `quorum not reached ${why}: signed weight ${signedWeight} of ${totalWeight} (${pct}%), required ${requiredWeight}; ` +
+        `validators ${stats.validators}: asked ${stats.asked}, answered ${stats.answered}, refused ${stats.refused}, ` +
+        `timed out ${stats.timedOut}, invalid signatures ${stats.invalid}, failed ${stats.failed}, ` +
+        `not connected ${stats.notConnected}${notAsked}, from cache ${stats.fromCache}`,
+      503,
+    );
+  }
+}
+
+export class OverloadedError extends AggregationError {
+  override readonly name = 'OverloadedError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message, 503);
+  }
+}

@@ -1,0 +1,119 @@
+// The BLS worker pool: every signature check, aggregation and pairing runs here, off the event
+// loop. One piscina pool, a capped queue (a full queue is an error the caller sees, never an
+// unbounded backlog), tasks named after the functions in workers/bls-tasks.ts.
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
+import { packagePath } from '../util/ts-runtime.js';
+import type { BackendName } from '../bls/types.js';
+import { AggregationError } from './errors.js';
+import type {
+  FindInvalidTask,
+  FinalizeTask,
+  FoldResult,
+  FoldTask,
+  PossessionTask,
+  VerifyEachTask,
+} from '../../workers/bls-tasks.js';
+
+export interface WorkerPoolOptions {
+  backend: BackendName;
+  threads?: number;
+  maxQueue?: number;
+}
+
+export class WorkerPoolBusyError extends Error {
+  override readonly name = 'WorkerPoolBusyError';
+}
+
+/** A task after close(): the service is shutting down (503, so the client retries elsewhere). */
+export class WorkerPoolClosedError extends AggregationError {
+  override readonly name = 'WorkerPoolClosedError';
+  constructor() {
+    super('the service is shutting down; retry shortly', 503);
+  }
+}
+
+/** close() waits this long for running tasks before it terminates the threads. */
+const CLOSE_DRAIN_MS = 5_000;
+
+export class BlsWorkerPool {
+  private readonly piscina: Piscina;
+  readonly backend: BackendName;
+  private inFlight = 0;
+  private closing: Promise<void> | undefined;
+
+  constructor(opts: WorkerPoolOptions) {
+    const threads = opts.threads ?? Math.max(1, availableParallelism());
+    this.backend = opts.backend;
+    this.piscina = new Piscina({
+      filename: pathToFileURL(packagePath('workers/bls-entry.mjs')).href,
+      workerData: { backend: opts.backend },
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue: opts.maxQueue ?? 4096,
+      idleTimeout: 60_000,
+    });
+  }
+
+  /** Tasks waiting for a thread (the worker-pool queue depth metric). */
+  get queueSize(): number {
+    return this.piscina.queueSize;
+  }
+
+  get threads(): number {
+    return this.piscina.threads.length;
+  }
+
+  private async run<T>(name: string, task: unknown): Promise<T> {
+    if (this.closing) throw new WorkerPoolClosedError();
+    this.inFlight++;
+    try {
+      return (await this.piscina.run(task, { name })) as T;
+    } catch (err) {
+      if (err instanceof Error && /queue is at limit/i.test(err.message)) {
+        throw new WorkerPoolBusyError('the BLS worker queue is full');
+      }
+      throw err;
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  fold(task: FoldTask): Promise<FoldResult> {
+    return this.run('fold', task);
+  }
+  /** Sums running aggregates and checks every signature in them with one pairing. */
+  finalize(task: FinalizeTask): Promise<{ valid: boolean; signature: Uint8Array }> {
+    return this.run('finalize', task);
+  }
+  findInvalid(task: FindInvalidTask): Promise<number[]> {
+    return this.run('findInvalid', task);
+  }
+  verifyEach(task: VerifyEachTask): Promise<boolean[]> {
+    return this.run('verifyEach', task);
+  }
+  aggregate(sigs: Uint8Array[]): Promise<Uint8Array> {
+    return this.run('aggregate', { sigs });
+  }
+  verifyPossession(task: PossessionTask): Promise<boolean> {
+    return this.run('verifyPossession', task);
+  }
+
+  /** Starts every thread now, so the first aggregation does not pay for module loading. */
+  async warm(): Promise<void> {
+    await Promise.all(Array.from({ length: this.threads }, () => this.run('ping', null)));
+  }
+
+  /**
+   * Refuses new tasks, lets running ones finish (a thread terminated mid-task makes piscina
+   * throw from its message handler), then terminates the threads.
+   */
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      const until = Date.now() + CLOSE_DRAIN_MS;
+      while (this.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      await this.piscina.destroy();
+    })());
+  }
+}

@@ -1,0 +1,82 @@
+// `warpgate devnet`: the whole local network in one command. With --json it prints exactly one
+// JSON line once ready (the contract in design.md) and nothing else on stdout; logs go to stderr.
+import { pino } from 'pino';
+import { startDevnet, type Devnet } from '../devnet/devnet.js';
+import { intOption, parseArgs, stringOption } from './args.js';
+
+const HELP = `usage: warpgate devnet [--validators N] [--port P] [--seed S] [--byzantine K] [--json] [--log-level L]
+  a simulated P-Chain node, N signer peers and the service on port P (default 8080)
+  --byzantine K  K signers misbehave (the honest ones keep more than 80% of the weight)
+  --json         print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
+                 l1ConversionTxId and byzantine once ready
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { options } = parseArgs(
+    argv,
+    {
+      validators: { type: 'string' },
+      port: { type: 'string' },
+      seed: { type: 'string' },
+      byzantine: { type: 'string' },
+      json: { type: 'boolean' },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    'devnet',
+  );
+  if (options.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const validators = intOption(options.validators, 'validators', 1, 5000, 8);
+  const byzantine = intOption(options.byzantine, 'byzantine', 0, validators, 0);
+  const port = intOption(options.port, 'port', 0, 65535, 8080);
+  const json = options.json === true;
+  const logger = pino({ level: stringOption(options['log-level']) ?? (json ? 'warn' : 'info') }, pino.destination(2));
+  const devnet = await startDevnet({ validators, byzantine, port, seed: stringOption(options.seed), logger });
+  if (json) {
+    process.stdout.write(`${JSON.stringify(devnet.info)}\n`);
+  } else {
+    process.stdout.write(describe(devnet));
+  }
+  await waitForSignal(devnet);
+  return 0;
+}
+
+export function describe(devnet: Devnet): string {
+  const { info, genesis } = devnet;
+  const example = `curl -s -X POST ${info.url}/v1/signatureAggregator/fuji/aggregateSignatures \\
+  -H 'content-type: application/json' \\
+  -d '{"message":"${devnet.exampleMessageHex()}"}'`;
+  return [
+    `warpgate devnet is up: ${info.validators} validators (${info.signers} signer peers${info.byzantine.length ? `, ${info.byzantine.length} byzantine` : ''}), network ID ${info.networkId}`,
+    `  service        ${info.url}`,
+    `  P-Chain node   ${info.pchainUrl}/ext/bc/P`,
+    `  subnet (L1)    ${info.subnetId}`,
+    `  EVM chain      ${info.blockchainId}`,
+    `  L1 conversion  ${info.l1ConversionTxId}`,
+    '',
+    'Sign a message from the devnet chain:',
+    example,
+    '',
+    `Signed P-Chain message for the L1 conversion:`,
+    `curl -s ${info.url}/v1/signatureAggregator/fuji/aggregateSignatures/${info.l1ConversionTxId}`,
+    '',
+    `Metrics: ${info.url}/metrics   Readiness: ${info.url}/ready   (Ctrl-C stops; total weight ${genesis.totalWeight})`,
+    '',
+  ].join('\n');
+}
+
+export async function waitForSignal(devnet: { close(): Promise<void> }): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const onSignal = (): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  await devnet.close();
+}

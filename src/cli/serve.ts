@@ -1,0 +1,54 @@
+// `warpgate serve [--config FILE] [--port P]`: the service. With no config file (neither
+// --config nor WARPGATE_CONFIG) it runs on an embedded devnet, so a new user sees it work.
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { createLogger } from '../server/logger.js';
+import { startService } from '../server/service.js';
+import { l1MessageBuilder } from '../server/l1-messages.js';
+import { startDevnet } from '../devnet/devnet.js';
+import { describe } from './devnet.js';
+import { firstShutdownSignal } from './signals.js';
+import { intOption, parseArgs, stringOption } from './args.js';
+
+export async function run(argv: string[]): Promise<number> {
+  const { options } = parseArgs(argv, { config: { type: 'string', short: 'c' }, port: { type: 'string', short: 'p' }, help: { type: 'boolean', short: 'h' } }, 'serve');
+  if (options.help) {
+    process.stdout.write('usage: warpgate serve [--config FILE] [--port P]\n  without a config file (--config or WARPGATE_CONFIG) it serves an embedded devnet\n');
+    return 0;
+  }
+  const file = stringOption(options.config) ?? process.env.WARPGATE_CONFIG;
+  const port = options.port === undefined ? undefined : intOption(options.port, 'port', 0, 65535, 8080);
+  if (!file) {
+    // WARPGATE_PORT, WARPGATE_HOST and WARPGATE_LOG_LEVEL apply to the devnet's service too (the
+    // host defaults to 0.0.0.0, so `docker run -p 8080:8080 warpgate` reaches it).
+    const base = loadOrReport({ overrides: { port } });
+    if (!base) return 2;
+    const logger = createLogger(base.logLevel);
+    const signalled = firstShutdownSignal();
+    logger.info('no config file given (--config or WARPGATE_CONFIG): serving an embedded devnet');
+    const devnet = await startDevnet({ port: base.port, host: base.host, logger });
+    process.stderr.write(describe(devnet));
+    await signalled;
+    await devnet.close();
+    return 0;
+  }
+  const config = loadOrReport({ file, overrides: { port } });
+  if (!config) return 2;
+  const signalled = firstShutdownSignal();
+  const service = await startService(config, { l1: l1MessageBuilder });
+  await signalled;
+  await service.close();
+  return 0;
+}
+
+/** The config, or undefined after printing one line per problem (the caller exits 2). */
+function loadOrReport(opts: Parameters<typeof loadConfig>[0]): Config | undefined {
+  try {
+    return loadConfig(opts);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      for (const p of err.problems) process.stderr.write(`config: ${p}\n`);
+      return undefined;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,161 @@
+// A whole local network in one process tree: the simulated P-Chain node (in this process), the
+// signer peers (in child processes), and the service wired to both. Used by `warpgate devnet`,
+// by `warpgate serve` without a config, by the tests and by the benchmark.
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import type { Logger } from 'pino';
+import { bytesToHex } from '../warp/hex.js';
+import { idToString } from '../warp/cb58.js';
+import { encodeAddressedCall } from '../warp/payload.js';
+import { newUnsignedMessage } from '../warp/unsigned-message.js';
+import { loadConfig, type Config } from '../config/config.js';
+import { startService, type Service, type ServiceOptions } from '../server/service.js';
+import { l1MessageBuilder } from '../server/l1-messages.js';
+import { packagePath, tsExecArgv } from '../util/ts-runtime.js';
+import { buildGenesis, type DevnetGenesis } from './genesis.js';
+import { startPChainNode, type SimulatedNode } from './pchain-node.js';
+import type { HostedSigner, SignerHostReady, SignerHostStart } from './signer-host.js';
+
+export interface DevnetOptions {
+  validators?: number;
+  seed?: string;
+  byzantine?: number;
+  port?: number;
+  host?: string;
+  /** Child processes hosting the signers. */
+  signerProcesses?: number;
+  /** Every signer waits this long before answering a request (slow-signer tests). */
+  signerDelayMs?: number;
+  logger?: Logger;
+  /** Config keys to set on the devnet's service (e.g. aggregation.deadlineMs for tests). */
+  configOverrides?: Record<string, unknown>;
+  serviceOptions?: ServiceOptions;
+  readyTimeoutMs?: number;
+}
+
+export interface Devnet {
+  genesis: DevnetGenesis;
+  node: SimulatedNode;
+  service: Service;
+  config: Config;
+  /** The one JSON line `warpgate devnet --json` prints. */
+  info: DevnetInfo;
+  /** Stops one signer host process (tests use it to take stake offline). */
+  signerHosts: ChildProcess[];
+  /** A fresh unsigned message from the devnet's EVM chain (hex), for examples and smoke tests. */
+  exampleMessageHex(text?: string): string;
+  close(): Promise<void>;
+}
+
+export interface DevnetInfo {
+  url: string;
+  networkId: number;
+  subnetId: string;
+  blockchainId: string;
+  pchainUrl: string;
+  validators: number;
+  l1ConversionTxId: string;
+  byzantine: string[];
+  signers: number;
+}
+
+async function startSignerHost(signers: HostedSigner[], genesis: DevnetGenesis, backend: 'blst' | 'noble', pchainUrl: string): Promise<{ child: ChildProcess; ready: SignerHostReady }> {
+  const child = fork(packagePath('src/devnet/signer-host.ts'), [], { execArgv: tsExecArgv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const start: SignerHostStart = {
+    type: 'start',
+    signers,
+    networkId: genesis.networkId,
+    allowedSourceChainsHex: [bytesToHex(genesis.blockchainId)],
+    backend,
+    pchainUrl,
+  };
+  child.send(start);
+  const [msg] = (await Promise.race([
+    once(child, 'message'),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`devnet signer host exited with code ${String(code)} before it was ready`);
+    }),
+  ])) as [SignerHostReady];
+  return { child, ready: msg };
+}
+
+export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
+  const validators = opts.validators ?? 8;
+  const genesis = buildGenesis({ validators, seed: opts.seed ?? 'warpgate', byzantine: opts.byzantine ?? 0 });
+  const node = await startPChainNode({ genesis });
+  const hosts: ChildProcess[] = [];
+  let service: Service | undefined;
+  const cleanup = async (): Promise<void> => {
+    await service?.close();
+    await Promise.all(
+      hosts.map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+    await node.close();
+  };
+
+  try {
+    // One signer per distinct key (two node IDs may share a key), spread over a few processes.
+    const distinct = new Map<string, HostedSigner>();
+    for (const v of genesis.validators) {
+      const hex = bytesToHex(v.secretKey);
+      if (!distinct.has(hex)) distinct.set(hex, { secretKeyHex: hex, fault: v.fault, answerDelayMs: opts.signerDelayMs });
+    }
+    const all = [...distinct.values()];
+    const processes = Math.max(1, Math.min(opts.signerProcesses ?? 2, all.length));
+    const groups = Array.from({ length: processes }, (_, i) => all.filter((_, j) => j % processes === i));
+    const backend = (opts.configOverrides?.['bls.backend'] as 'blst' | 'noble' | undefined) ?? 'blst';
+    const started = await Promise.all(groups.map((g) => startSignerHost(g, genesis, backend, node.url)));
+    hosts.push(...started.map((s) => s.child));
+    const peers = started.flatMap((s) => s.ready.signers.map((x) => ({ url: `ws://127.0.0.1:${x.port}` })));
+
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        port: opts.port ?? 8080,
+        host: opts.host ?? '127.0.0.1',
+        'upstreams.node': node.url,
+        peers,
+        localNetworkId: genesis.networkId,
+        'readiness.subnets': [idToString(genesis.subnetId)],
+        ...(opts.configOverrides as object),
+      },
+    });
+    service = await startService(config, { logger: opts.logger, l1: l1MessageBuilder, ...opts.serviceOptions });
+
+    // Ready once every signer has connected and proved its key.
+    const deadline = Date.now() + (opts.readyTimeoutMs ?? 120_000);
+    while (service.peers.connectedKeys().length < all.length) {
+      if (Date.now() > deadline) {
+        throw new Error(`devnet: only ${service.peers.connectedKeys().length} of ${all.length} signers connected in time`);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+
+    const info: DevnetInfo = {
+      url: service.url,
+      networkId: genesis.networkId,
+      subnetId: idToString(genesis.subnetId),
+      blockchainId: idToString(genesis.blockchainId),
+      pchainUrl: node.url,
+      validators: genesis.validators.length,
+      l1ConversionTxId: genesis.l1ConversionTxId,
+      byzantine: genesis.validators.filter((v) => v.fault).map((v) => v.nodeId),
+      signers: all.length,
+    };
+    const exampleMessageHex = (text = 'hello from the warpgate devnet'): string => {
+      const payload = encodeAddressedCall(genesis.managerAddress, new TextEncoder().encode(text));
+      return bytesToHex(newUnsignedMessage(genesis.networkId, genesis.blockchainId, payload).bytes);
+    };
+    return { genesis, node, service, config, info, signerHosts: hosts, exampleMessageHex, close: cleanup };
+  } catch (err) {
+    await cleanup().catch(() => undefined);
+    throw err;
+  }
+}

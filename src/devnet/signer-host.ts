@@ -1,0 +1,68 @@
+// Child-process entry that hosts a group of devnet signer peers, so their CPU is not on the
+// service's event loop. The parent sends one `start` message over IPC and receives each signer's
+// public key and port; SIGTERM or a `stop` message closes them and exits 0.
+import { loadBackend } from '../bls/index.js';
+import { hexToBytes, bytesToHex } from '../warp/hex.js';
+import { KeyFileBackend, PChainPolicy, SignerPeer, StaticPolicy, type FaultMode, type SigningPolicy } from '../signer/index.js';
+
+export interface HostedSigner {
+  secretKeyHex: string;
+  fault?: FaultMode;
+  /** Wait this long before answering each request (tests of slow signers, e.g. graceful shutdown). */
+  answerDelayMs?: number;
+}
+
+export interface SignerHostStart {
+  type: 'start';
+  signers: HostedSigner[];
+  networkId: number;
+  allowedSourceChainsHex: string[];
+  backend: 'blst' | 'noble';
+  /** The simulated node: P-Chain messages are signed only when its state makes them true. */
+  pchainUrl?: string;
+}
+
+export interface SignerHostReady {
+  type: 'ready';
+  signers: { publicKeyHex: string; port: number }[];
+}
+
+async function main(): Promise<void> {
+  const running: SignerPeer[] = [];
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.allSettled(running.map((s) => s.close()));
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  // The parent going away must not leave signers behind.
+  process.on('disconnect', () => void stop());
+
+  process.on('message', async (msg: SignerHostStart | { type: 'stop' }) => {
+    if (msg.type === 'stop') return void stop();
+    const bls = loadBackend(msg.backend);
+    const chains = new StaticPolicy({ networkId: msg.networkId, allowedSourceChains: msg.allowedSourceChainsHex.map((h) => hexToBytes(h)) });
+    const policy: SigningPolicy = msg.pchainUrl ? new PChainPolicy({ networkId: msg.networkId, nodeUrl: msg.pchainUrl, otherChains: chains }) : chains;
+    const ready: SignerHostReady['signers'] = [];
+    for (const s of msg.signers) {
+      const secretKey = bls.secretKeyFromBytes(hexToBytes(s.secretKeyHex));
+      const peer = new SignerPeer({
+        secretKey,
+        bls,
+        backend: new KeyFileBackend(secretKey, bls, policy),
+        listen: { port: 0, host: '127.0.0.1' },
+        faults: s.fault,
+        answerDelayMs: s.answerDelayMs ? () => s.answerDelayMs! : undefined,
+      });
+      running.push(peer);
+      const { port } = await peer.start();
+      ready.push({ publicKeyHex: bytesToHex(bls.publicKeyOf(secretKey).bytes), port: port! });
+    }
+    process.send?.({ type: 'ready', signers: ready } satisfies SignerHostReady);
+  });
+}
+
+void main();

@@ -1,0 +1,134 @@
+// Turns the two request dialects into one AggregationRequest: Glacier / Data API (camelCase,
+// seed 000 section 4.1) and icm-services (kebab-case). Every mistake is a BadRequestError
+// naming the field as the client spelled it.
+import { WarpFormatError } from '../warp/errors.js';
+import { parseId } from '../warp/cb58.js';
+import { hexToBytes } from '../warp/hex.js';
+import { parseMessageInput } from '../warp/message-input.js';
+import type { AggregationRequest } from '../aggregator/aggregator.js';
+import { DEFAULT_QUORUM_PERCENTAGE } from '../validators/quorum.js';
+import { BadRequestError } from './http-errors.js';
+
+export interface FieldNames {
+  message: string;
+  justification: string;
+  signingSubnetId: string;
+  quorumPercentage: string;
+  quorumPercentageBuffer: string;
+  pChainHeight: string[];
+  /** icm-services reads an absent quorum as Go's zero value and treats 0 as the default 67. */
+  zeroQuorumMeansDefault: boolean;
+}
+
+export const GLACIER_FIELDS: FieldNames = {
+  message: 'message',
+  justification: 'justification',
+  signingSubnetId: 'signingSubnetId',
+  quorumPercentage: 'quorumPercentage',
+  quorumPercentageBuffer: 'quorumPercentageBuffer',
+  pChainHeight: ['pChainHeight'],
+  zeroQuorumMeansDefault: false,
+};
+
+export const ICM_FIELDS: FieldNames = {
+  message: 'message',
+  justification: 'justification',
+  signingSubnetId: 'signing-subnet-id',
+  quorumPercentage: 'quorum-percentage',
+  quorumPercentageBuffer: 'quorum-percentage-buffer',
+  // icm-services reads pchain-height; its README says p-chain-height. Accept both.
+  pChainHeight: ['pchain-height', 'p-chain-height'],
+  // Go clients of icm-services send "quorum-percentage": 0 when they mean the default.
+  zeroQuorumMeansDefault: true,
+};
+
+/** The body's fields before the message is known (a justification alone may determine it). */
+export interface ParsedBody {
+  messageHex?: string;
+  justification: Uint8Array;
+  signingSubnetId?: Uint8Array;
+  quorumPercentage: number;
+  quorumPercentageBuffer: number;
+  pChainHeight: number;
+}
+
+function optionalHexString(body: Record<string, unknown>, field: string): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new BadRequestError(field, 'must be a hex string');
+  if (v === '' || v === '0x') return undefined;
+  return v;
+}
+
+function integerField(body: Record<string, unknown>, field: string, min: number, max: number, fallback: number): number {
+  const v = body[field];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new BadRequestError(field, `must be an integer, got ${JSON.stringify(v)}`);
+  if (v < min || v > max) throw new BadRequestError(field, `must be from ${min} to ${max}, got ${v}`);
+  return v;
+}
+
+function wrap<T>(field: string, f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof WarpFormatError) throw new BadRequestError(field, err.reason + (err.offset === undefined ? '' : ` (${err.what} at byte ${err.offset})`));
+    throw err;
+  }
+}
+
+export function parseAggregationBody(body: unknown, names: FieldNames): ParsedBody {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new BadRequestError('body', 'must be a JSON object');
+  }
+  const b = body as Record<string, unknown>;
+  const messageHex = optionalHexString(b, names.message);
+  const justificationHex = optionalHexString(b, names.justification);
+  if (messageHex === undefined && justificationHex === undefined) {
+    throw new BadRequestError(names.message, `either ${names.message} or ${names.justification} must be provided`);
+  }
+  const justification = justificationHex === undefined ? new Uint8Array() : wrap(names.justification, () => hexToBytes(justificationHex, names.justification));
+  let signingSubnetId: Uint8Array | undefined;
+  const subnet = b[names.signingSubnetId];
+  if (subnet !== undefined && subnet !== null && subnet !== '') {
+    if (typeof subnet !== 'string') throw new BadRequestError(names.signingSubnetId, 'must be a hex or cb58 string');
+    signingSubnetId = wrap(names.signingSubnetId, () => parseId(subnet, names.signingSubnetId));
+  }
+  const givenQuorum = integerField(b, names.quorumPercentage, 0, 100, DEFAULT_QUORUM_PERCENTAGE);
+  const quorumPercentage = givenQuorum === 0 && names.zeroQuorumMeansDefault ? DEFAULT_QUORUM_PERCENTAGE : givenQuorum;
+  const quorumPercentageBuffer = integerField(b, names.quorumPercentageBuffer, 0, 100, 0);
+  if (quorumPercentage + quorumPercentageBuffer > 100) {
+    throw new BadRequestError(names.quorumPercentageBuffer, `${names.quorumPercentage} + ${names.quorumPercentageBuffer} must be at most 100, got ${quorumPercentage + quorumPercentageBuffer}`);
+  }
+  const heightField = names.pChainHeight.find((f) => b[f] !== undefined && b[f] !== null) ?? names.pChainHeight[0]!;
+  const pChainHeight = integerField(b, heightField, 0, Number.MAX_SAFE_INTEGER, 0);
+  return { messageHex, justification, signingSubnetId, quorumPercentage, quorumPercentageBuffer, pChainHeight };
+}
+
+/** The full request, once the message is known. */
+export function toAggregationRequest(parsed: ParsedBody, names: FieldNames, messageHex: string): AggregationRequest {
+  const message = wrap(names.message, () => parseMessageInput(messageHex, names.message));
+  return {
+    message,
+    justification: parsed.justification,
+    signingSubnetId: parsed.signingSubnetId,
+    quorumPercentage: parsed.quorumPercentage,
+    quorumPercentageBuffer: parsed.quorumPercentageBuffer,
+    pChainHeight: parsed.pChainHeight,
+  };
+}
+
+const NETWORK_IDS: Record<string, number> = { mainnet: 1, fuji: 5, testnet: 5 };
+
+/** The `{network}` path value must name the message's network (a configured local network answers on any). */
+export function checkNetwork(network: string, messageNetworkId: number, localNetworkId: number | null): void {
+  const expected = NETWORK_IDS[network];
+  if (expected === undefined) throw new BadRequestError('network', `must be mainnet, fuji or testnet, got '${network}'`);
+  if (messageNetworkId === expected) return;
+  if (localNetworkId !== null && messageNetworkId === localNetworkId) return;
+  throw new BadRequestError('network', `path names ${network} (network ID ${expected}) but the message is for network ID ${messageNetworkId}`);
+}
+
+export function networkIdOf(network: string): number | undefined {
+  return NETWORK_IDS[network];
+}

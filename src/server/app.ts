@@ -1,0 +1,200 @@
+// The express app: aggregation endpoints in both dialects, health, readiness, metrics, and the
+// forwarded read endpoints. Errors never leak a stack: every route family renders HttpErrors in
+// its own documented shape and anything unexpected as a logged 500 with a generic message.
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { bytesToHex } from '../warp/hex.js';
+import type { Aggregator, AggregationRequest } from '../aggregator/aggregator.js';
+import { AggregationError, OverloadedError } from '../aggregator/errors.js';
+import { WorkerPoolBusyError } from '../aggregator/worker-pool.js';
+import { PChainError } from '../validators/errors.js';
+import { dataApiError } from '../proxy/error-shapes.js';
+import type { Config } from '../config/config.js';
+import type { Metrics } from './metrics.js';
+import { BadRequestError, HttpError } from './http-errors.js';
+import {
+  GLACIER_FIELDS,
+  ICM_FIELDS,
+  checkNetwork,
+  networkIdOf,
+  parseAggregationBody,
+  toAggregationRequest,
+  type FieldNames,
+  type ParsedBody,
+} from './aggregation-request.js';
+
+/** Builds the message from a justification alone, or from a P-Chain transaction (the L1 messages issue). */
+export interface L1MessageBuilder {
+  fromJustification(parsed: ParsedBody, networkId: number | undefined): Promise<AggregationRequest | null>;
+  fromTransaction(network: string, txHash: string, query: Record<string, unknown>): Promise<AggregationRequest>;
+}
+
+export interface AppDeps {
+  config: Config;
+  aggregator: Aggregator;
+  metrics: Metrics;
+  logger: Logger;
+  readiness: () => Promise<{ ready: boolean; reasons: string[]; subnets: unknown[] }>;
+  proxyRouter?: Router;
+  l1?: L1MessageBuilder;
+}
+
+type Dialect = 'glacier' | 'icm';
+
+/** Maps any error to a status and a message fit for a client. */
+export function classifyError(err: unknown): { status: number; message: string; headers: Record<string, string>; expected: boolean } {
+  if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers, expected: true };
+  if (err instanceof OverloadedError) return { status: 503, message: err.message, headers: { 'retry-after': String(err.retryAfterSeconds) }, expected: true };
+  if (err instanceof AggregationError) return { status: err.status, message: err.message, headers: {}, expected: true };
+  if (err instanceof PChainError) return { status: err.httpStatus(), message: err.message, headers: {}, expected: true };
+  if (err instanceof WorkerPoolBusyError) return { status: 503, message: 'the service is overloaded; retry shortly', headers: { 'retry-after': '1' }, expected: true };
+  const e = err as { type?: string; status?: number } | undefined;
+  if (e?.type === 'entity.too.large') return { status: 413, message: 'request body is larger than the limit', headers: {}, expected: true };
+  if (e?.type === 'entity.parse.failed') return { status: 400, message: 'body: malformed JSON', headers: {}, expected: true };
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return { status: 415, message: 'unsupported body encoding', headers: {}, expected: true };
+  return { status: 500, message: 'internal error', headers: {}, expected: false };
+}
+
+function renderError(res: Response, dialect: Dialect, err: unknown, logger: Logger): void {
+  const c = classifyError(err);
+  if (!c.expected) logger.error({ err }, 'unexpected error');
+  for (const [k, v] of Object.entries(c.headers)) res.setHeader(k, v);
+  res.status(c.status).json(dialect === 'glacier' ? dataApiError(c.status, c.message) : { error: c.message });
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const { config, aggregator, metrics, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+        res.setHeader('x-request-id', id);
+        return id;
+      },
+      // One line per request: method, path, status, time. No bodies, no API keys.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
+    }),
+  );
+
+  app.use((req, res, next) => {
+    res.on('finish', () => {
+      const route = (req.route as { path?: string } | undefined)?.path ?? (res.statusCode === 404 ? 'unmatched' : 'forwarded');
+      metrics.httpRequests.inc({ route: String(route), status: String(res.statusCode) });
+    });
+    next();
+  });
+
+  if (config.cors.origins.length > 0) {
+    const any = config.cors.origins.includes('*');
+    app.use((req, res, next) => {
+      const origin = req.headers.origin;
+      if (origin && (any || config.cors.origins.includes(origin))) {
+        res.setHeader('access-control-allow-origin', any ? '*' : origin);
+        res.setHeader('vary', 'Origin');
+        res.setHeader('access-control-allow-headers', 'content-type, x-glacier-api-key, x-data-api-key');
+        res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
+      }
+      if (req.method === 'OPTIONS') return void res.status(204).end();
+      next();
+    });
+  }
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/ready', async (_req, res) => {
+    try {
+      const r = await deps.readiness();
+      res.status(r.ready ? 200 : 503).json(r);
+    } catch (err) {
+      res.status(503).json({ ready: false, reasons: [err instanceof Error ? err.message : String(err)], subnets: [] });
+    }
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('content-type', metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+
+  const json = express.json({ limit: config.limits.bodyBytes, type: () => true, strict: false });
+
+  const aggregate = async (req: Request, dialect: Dialect, names: FieldNames): Promise<Uint8Array> => {
+    const parsed = parseAggregationBody(req.body, names);
+    const network = dialect === 'glacier' ? String(req.params.network) : undefined;
+    let request: AggregationRequest | null = null;
+    if (parsed.messageHex !== undefined) {
+      request = toAggregationRequest(parsed, names, parsed.messageHex);
+    } else if (deps.l1) {
+      request = await deps.l1.fromJustification(parsed, network === undefined ? undefined : networkIdForPath(network, config));
+    }
+    if (!request) {
+      throw new BadRequestError(names.message, `is required: the ${names.justification} given does not determine a message (only a subnet ID or an L1ValidatorRegistrationJustification does)`);
+    }
+    if (network !== undefined) checkNetwork(network, request.message.networkId, config.localNetworkId);
+    const result = await aggregator.aggregate(request);
+    return result.signedMessage;
+  };
+
+  app.post('/v1/signatureAggregator/:network/aggregateSignatures', json, async (req, res) => {
+    try {
+      const signed = await aggregate(req, 'glacier', GLACIER_FIELDS);
+      res.status(201).json({ signedMessage: bytesToHex(signed) });
+    } catch (err) {
+      renderError(res, 'glacier', err, req.log ?? logger);
+    }
+  });
+
+  app.get('/v1/signatureAggregator/:network/aggregateSignatures/:txHash', async (req, res) => {
+    try {
+      if (!deps.l1) throw new HttpError(404, 'P-Chain transaction messages are not served here');
+      const network = String(req.params.network);
+      const request = await deps.l1.fromTransaction(network, String(req.params.txHash), req.query as Record<string, unknown>);
+      checkNetwork(network, request.message.networkId, config.localNetworkId);
+      const result = await aggregator.aggregate(request);
+      res.status(201).json({ signedMessage: bytesToHex(result.signedMessage) });
+    } catch (err) {
+      renderError(res, 'glacier', err, req.log ?? logger);
+    }
+  });
+
+  app.post('/aggregate-signatures', json, async (req, res) => {
+    try {
+      const signed = await aggregate(req, 'icm', ICM_FIELDS);
+      res.status(200).json({ 'signed-message': bytesToHex(signed) });
+    } catch (err) {
+      renderError(res, 'icm', err, req.log ?? logger);
+    }
+  });
+
+  if (deps.proxyRouter) app.use(deps.proxyRouter);
+
+  app.use((req, res) => {
+    res.status(404).json(dataApiError(404, `no route for ${req.method} ${req.path}`));
+  });
+
+  // Errors thrown before a route's own handler (body parsing: malformed JSON, 413).
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const dialect: Dialect = req.path === '/aggregate-signatures' ? 'icm' : 'glacier';
+    renderError(res, dialect, err, req.log ?? logger);
+  });
+
+  return app;
+}
+
+/** The network a message built by the service is for: a configured local network wins (the devnet). */
+function networkIdForPath(network: string, config: Config): number | undefined {
+  return config.localNetworkId ?? networkIdOf(network);
+}

@@ -1,0 +1,96 @@
+// Prometheus metrics (prom-client), one registry per service instance so tests can run several.
+// Gauges that describe the present (peers, connected stake, queue depth, in-flight work) read
+// their source at scrape time, so they are never stale; event-loop lag and the process figures
+// come from prom-client's default metrics under the warpgate_ prefix
+// (warpgate_nodejs_eventloop_lag_seconds and friends).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface MetricSources {
+  workerQueue: () => number;
+  peersConnected: () => number;
+  aggregationsInFlight: () => number;
+  /** Connected stake of each subnet readiness checks (see readiness.ts). */
+  connectedStake?: () => Promise<{ subnet: string; percent: number }[]>;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly aggregationSeconds: Histogram<'outcome'>;
+  readonly signedWeightRatio: Histogram<string>;
+  readonly lastSignedWeight: Gauge<string>;
+  readonly lastTotalWeight: Gauge<string>;
+  readonly peersConnected: Gauge<string>;
+  readonly connectedStakePercent: Gauge<'subnet'>;
+  readonly signatureResponses: Counter<'result'>;
+  readonly signatureCache: Counter<'result'>;
+  readonly pchainSeconds: Histogram<'method'>;
+  readonly pchainErrors: Counter<'method' | 'kind'>;
+  readonly proxyRequests: Counter<'route' | 'status'>;
+  readonly proxyUpstreamSeconds: Histogram<'upstream'>;
+  readonly workerQueueDepth: Gauge<string>;
+  readonly aggregationsInFlight: Gauge<string>;
+  readonly httpRequests: Counter<'route' | 'status'>;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'warpgate_', eventLoopMonitoringPrecision: 10 });
+    this.aggregationSeconds = new Histogram({
+      name: 'warpgate_aggregation_seconds',
+      help: 'Time from request to result of one aggregation, by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.signedWeightRatio = new Histogram({
+      name: 'warpgate_signed_weight_ratio',
+      help: 'Signed weight / total weight of successful aggregations',
+      buckets: [0.5, 0.6, 0.67, 0.7, 0.75, 0.8, 0.9, 0.95, 1],
+      registers,
+    });
+    this.lastSignedWeight = new Gauge({ name: 'warpgate_last_signed_weight', help: 'Signed weight of the last successful aggregation', registers });
+    this.lastTotalWeight = new Gauge({ name: 'warpgate_last_total_weight', help: 'Total weight of the last successful aggregation', registers });
+    this.peersConnected = new Gauge({
+      name: 'warpgate_peers_connected',
+      help: 'Signer peers connected and authenticated',
+      registers,
+      collect() {
+        this.set(sources.peersConnected());
+      },
+    });
+    this.connectedStakePercent = new Gauge({
+      name: 'warpgate_connected_stake_percent',
+      help: 'Weight of validators with a connected signer peer, as a percentage of total weight, per subnet in readiness.subnets',
+      labelNames: ['subnet'],
+      registers,
+      async collect() {
+        if (!sources.connectedStake) return;
+        const stakes = await sources.connectedStake();
+        this.reset();
+        for (const s of stakes) this.set({ subnet: s.subnet }, s.percent);
+      },
+    });
+    this.signatureResponses = new Counter({ name: 'warpgate_signature_responses_total', help: 'Signature responses from peers by result', labelNames: ['result'], registers });
+    this.signatureCache = new Counter({ name: 'warpgate_signature_cache_total', help: 'Signature cache lookups by result (hit: at least one signature cached)', labelNames: ['result'], registers });
+    this.pchainSeconds = new Histogram({ name: 'warpgate_pchain_call_seconds', help: 'P-Chain JSON-RPC call latency by method', labelNames: ['method'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers });
+    this.pchainErrors = new Counter({ name: 'warpgate_pchain_call_errors_total', help: 'Failed P-Chain calls by method and kind', labelNames: ['method', 'kind'], registers });
+    this.proxyRequests = new Counter({ name: 'warpgate_proxy_requests_total', help: 'Forwarded read requests by route and status', labelNames: ['route', 'status'], registers });
+    this.proxyUpstreamSeconds = new Histogram({ name: 'warpgate_proxy_upstream_seconds', help: 'Upstream latency of forwarded requests', labelNames: ['upstream'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
+    this.workerQueueDepth = new Gauge({
+      name: 'warpgate_worker_queue_depth',
+      help: 'BLS tasks waiting for a worker thread',
+      registers,
+      collect() {
+        this.set(sources.workerQueue());
+      },
+    });
+    this.aggregationsInFlight = new Gauge({
+      name: 'warpgate_aggregations_in_flight',
+      help: 'Aggregations under way',
+      registers,
+      collect() {
+        this.set(sources.aggregationsInFlight());
+      },
+    });
+    this.httpRequests = new Counter({ name: 'warpgate_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers });
+  }
+}

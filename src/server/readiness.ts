@@ -1,0 +1,106 @@
+// Readiness and connected stake. The service is ready when its node answers and, for every
+// subnet in readiness.subnets, the validators whose signer peers are connected hold at least
+// readiness.quorumPercentage of the subnet's total weight (keyless weight included, as quorum
+// counts it). The same arithmetic feeds the connected-stake gauge at every scrape.
+import { parseCb58Id } from '../warp/cb58.js';
+import { quorumReached } from '../validators/quorum.js';
+import type { CanonicalSet } from '../validators/canonical-set.js';
+import type { ValidatorSets } from '../aggregator/aggregator.js';
+
+export interface SubnetStake {
+  subnetId: string;
+  connectedWeight: string;
+  totalWeight: string;
+  /** Connected weight / total weight, in percent with two decimals. */
+  connectedPercent: number;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  reasons: string[];
+  subnets: SubnetStake[];
+}
+
+export interface ReadinessOptions {
+  /** Null when upstreams.node is not configured: never ready. */
+  node: { getHeight(): Promise<unknown> } | null;
+  sets: ValidatorSets;
+  peers: { isConnected(publicKeyHex: string): boolean };
+  /** cb58 subnet IDs (validated by the config loader). */
+  subnets: string[];
+  quorumPercentage: number;
+  /** Longest a metrics scrape waits for a validator set before using the last one it saw. */
+  scrapeWaitMs?: number;
+}
+
+export class Readiness {
+  private readonly subnets: { name: string; id: Uint8Array }[];
+  /** The last set fetched per subnet, so a scrape during a node outage still reports stake. */
+  private readonly lastSets = new Map<string, CanonicalSet>();
+
+  constructor(private readonly opts: ReadinessOptions) {
+    this.subnets = opts.subnets.map((name) => ({ name, id: parseCb58Id(name, 'readiness.subnets') }));
+  }
+
+  async check(): Promise<ReadinessReport> {
+    const reasons: string[] = [];
+    const subnets: SubnetStake[] = [];
+    if (!this.opts.node) return { ready: false, reasons: ['upstreams.node is not configured'], subnets };
+    try {
+      await this.opts.node.getHeight();
+    } catch (err) {
+      return { ready: false, reasons: [`node does not answer: ${messageOf(err)}`], subnets };
+    }
+    for (const { name, id } of this.subnets) {
+      try {
+        const set = await this.opts.sets.get(id, 0);
+        this.lastSets.set(name, set);
+        const stake = this.stakeOf(name, set);
+        subnets.push(stake);
+        if (!quorumReached(BigInt(stake.connectedWeight), set.totalWeight, this.opts.quorumPercentage)) {
+          reasons.push(`subnet ${name}: connected stake ${stake.connectedPercent}% is below ${this.opts.quorumPercentage}%`);
+        }
+      } catch (err) {
+        reasons.push(`subnet ${name}: ${messageOf(err)}`);
+      }
+    }
+    return { ready: reasons.length === 0, reasons, subnets };
+  }
+
+  /**
+   * Connected stake of each configured subnet for the metrics gauge: the current set when it
+   * comes within scrapeWaitMs (the set cache usually has it), else the last set seen; subnets
+   * whose set was never seen are left out.
+   */
+  async connectedStake(): Promise<SubnetStake[]> {
+    const wait = this.opts.scrapeWaitMs ?? 1_000;
+    const out: SubnetStake[] = [];
+    for (const { name, id } of this.subnets) {
+      const set = await withinMs(this.opts.sets.get(id, 0), wait).catch(() => undefined);
+      if (set) this.lastSets.set(name, set);
+      const known = set ?? this.lastSets.get(name);
+      if (known) out.push(this.stakeOf(name, known));
+    }
+    return out;
+  }
+
+  private stakeOf(name: string, set: CanonicalSet): SubnetStake {
+    let connected = 0n;
+    for (const v of set.validators) if (this.opts.peers.isConnected(v.publicKeyHex)) connected += v.weight;
+    const pct = set.totalWeight === 0n ? 0 : Number((connected * 10_000n) / set.totalWeight) / 100;
+    return { subnetId: name, connectedWeight: connected.toString(), totalWeight: set.totalWeight.toString(), connectedPercent: pct };
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Resolves with `p`, or rejects after `ms` (the timer never outlives the race). */
+function withinMs<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,202 @@
+// Assembles one running service from a Config: BLS worker pool, P-Chain client and validator-set
+// cache, signer peer pool, aggregator, forwarded read endpoints, metrics, and the HTTP server.
+// close() is the graceful shutdown: stop accepting, let in-flight aggregations finish up to the
+// grace period, then close peers, workers and upstream connections.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { loadBackend } from '../bls/index.js';
+import { Aggregator, type ValidatorSets } from '../aggregator/aggregator.js';
+import { SignatureCache } from '../aggregator/signature-cache.js';
+import { BlsWorkerPool } from '../aggregator/worker-pool.js';
+import type { Strategy } from '../aggregator/collection.js';
+import { PChainClient } from '../validators/pchain-client.js';
+import { ValidatorSetCache } from '../validators/set-cache.js';
+import { PeerPool } from '../peers/pool.js';
+import { PEER_AUTH_DST } from '../peers/auth.js';
+import { createProxyRouter } from '../proxy/index.js';
+import type { Config } from '../config/config.js';
+import { redactConfig } from '../config/config.js';
+import { createApp, type L1MessageBuilder } from './app.js';
+import { HttpError } from './http-errors.js';
+import { Metrics } from './metrics.js';
+import { createLogger } from './logger.js';
+import { Readiness } from './readiness.js';
+import { ShutdownGate } from './shutdown-gate.js';
+
+export interface Service {
+  url: string;
+  port: number;
+  server: Server;
+  peers: PeerPool;
+  aggregator: Aggregator;
+  pool: BlsWorkerPool;
+  metrics: Metrics;
+  logger: Logger;
+  pchain: PChainClient | null;
+  sets: ValidatorSets;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  logger?: Logger;
+  strategy?: Strategy;
+  /** Builds P-Chain L1 messages (GET …/aggregateSignatures/{txHash}, justification-only POSTs). */
+  l1?: (deps: { pchain: PChainClient; sets: ValidatorSets }) => L1MessageBuilder;
+}
+
+class NoNodeConfigured implements ValidatorSets {
+  private fail(): never {
+    throw new HttpError(503, 'upstreams.node is not configured: validator sets cannot be read from the P-Chain');
+  }
+  get(): Promise<never> {
+    return Promise.reject(this.fail());
+  }
+  signingSubnetFor(): Promise<never> {
+    return Promise.reject(this.fail());
+  }
+}
+
+export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const bls = loadBackend(config.bls.backend, { onFallback: (reason) => logger.warn({ reason }, 'blst could not load; using the pure-JS BLS backend') });
+  const pool = new BlsWorkerPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue });
+  await pool.warm();
+
+  let metrics: Metrics | undefined;
+  const pchain = config.upstreams.node
+    ? new PChainClient({
+        nodeBaseUrl: config.upstreams.node,
+        timeoutMs: config.validatorSets.nodeTimeoutMs,
+        observe: (e) => {
+          metrics?.pchainSeconds.observe({ method: e.method }, e.ms / 1000);
+          if (e.error) metrics?.pchainErrors.inc({ method: e.method, kind: e.error });
+        },
+      })
+    : null;
+  const sets: ValidatorSets = pchain
+    ? new ValidatorSetCache({ client: pchain, bls, currentTtlMs: config.validatorSets.currentTtlMs, maxEntries: config.validatorSets.maxEntries })
+    : new NoNodeConfigured();
+
+  const peers = new PeerPool({
+    dial: config.peers,
+    requestTimeoutMs: config.aggregation.requestTimeoutMs,
+    // Possession proofs are pure-JS pairings (tens of ms): keep them off the event loop.
+    verifyPossession: (publicKey, message, proof) => pool.verifyPossession({ publicKey, message, proof, dst: PEER_AUTH_DST }),
+    logger: logger.child({ component: 'peers' }),
+  });
+
+  const readinessCheck = new Readiness({
+    node: pchain,
+    sets,
+    peers,
+    subnets: config.readiness.subnets,
+    quorumPercentage: config.readiness.quorumPercentage,
+  });
+
+  let aggregator: Aggregator | undefined;
+  metrics = new Metrics({
+    workerQueue: () => pool.queueSize,
+    peersConnected: () => peers.connectedKeys().length,
+    aggregationsInFlight: () => aggregator?.active ?? 0,
+    connectedStake: async () => (await readinessCheck.connectedStake()).map((s) => ({ subnet: s.subnetId, percent: s.connectedPercent })),
+  });
+  const m = metrics;
+  aggregator = new Aggregator({
+    sets,
+    peers,
+    pool,
+    cache: new SignatureCache(config.signatureCache),
+    deadlineMs: config.aggregation.deadlineMs,
+    requestTimeoutMs: config.aggregation.requestTimeoutMs,
+    maxConcurrent: config.aggregation.maxConcurrent,
+    strategy: opts.strategy,
+    events: {
+      onResponse: (result) => m.signatureResponses.inc({ result }),
+      onCache: (hit) => m.signatureCache.inc({ result: hit ? 'hit' : 'miss' }),
+      onAggregation: (e) => {
+        m.aggregationSeconds.observe({ outcome: e.outcome }, e.ms / 1000);
+        if (e.signedWeight !== undefined && e.totalWeight !== undefined && e.totalWeight > 0n) {
+          m.signedWeightRatio.observe(Number(e.signedWeight) / Number(e.totalWeight));
+          m.lastSignedWeight.set(Number(e.signedWeight));
+          m.lastTotalWeight.set(Number(e.totalWeight));
+        }
+      },
+    },
+  });
+
+  const proxy = createProxyRouter({
+    upstreams: {
+      dataApi: config.upstreams.dataApi ?? undefined,
+      metricsApi: config.upstreams.metricsApi ?? undefined,
+      node: config.upstreams.node ?? undefined,
+      apiKey: config.upstreams.apiKey ?? undefined,
+    },
+    publicMode: config.publicMode,
+    rateLimit: config.rateLimit,
+    timeoutMs: config.proxy.timeoutMs,
+    maxResponseBytes: config.proxy.maxResponseBytes,
+    cacheTtlMs: config.proxy.cacheTtlMs,
+    logger: logger.child({ component: 'proxy' }),
+    observe: (e) => {
+      m.proxyRequests.inc({ route: e.route, status: String(e.status) });
+      if (e.upstream && e.upstreamMs !== undefined) m.proxyUpstreamSeconds.observe({ upstream: e.upstream }, e.upstreamMs / 1000);
+    },
+  });
+
+  const readiness = () => readinessCheck.check();
+
+  const app = createApp({
+    config,
+    aggregator,
+    metrics: m,
+    logger,
+    readiness,
+    proxyRouter: proxy.router,
+    l1: pchain && opts.l1 ? opts.l1({ pchain, sets }) : undefined,
+  });
+  const gate = new ShutdownGate();
+  const server = createServer(gate.wrap(app));
+  server.headersTimeout = config.limits.headersTimeoutMs;
+  server.requestTimeout = config.limits.requestTimeoutMs;
+  server.keepAliveTimeout = config.limits.keepAliveTimeoutMs;
+  peers.attach(server, config.peerPath);
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    // A port in use must end the process, not leave worker threads and upstream sockets alive.
+    await Promise.allSettled([peers.close(), proxy.close(), pool.close()]);
+    throw err;
+  }
+  peers.start();
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host}:${port}`;
+  logger.info({ url, address: `${config.host}:${port}`, config: redactConfig(config), bls: bls.name }, 'warpgate listening');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      logger.info({ inFlightRequests: gate.inFlight, inFlightAggregations: aggregator.active }, 'shutting down');
+      // Stop accepting: no new connections, new requests on open ones get 503, idle ones close.
+      gate.begin();
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // In-flight requests (aggregations above all) finish and are flushed, up to the grace period.
+      const drained = await gate.drained(config.shutdownGraceMs);
+      if (!drained) logger.warn({ inFlightRequests: gate.inFlight, graceMs: config.shutdownGraceMs }, 'grace period over: cutting in-flight requests');
+      server.closeAllConnections();
+      await Promise.all([stopped, peers.close(), proxy.close()]);
+      await pool.close();
+      logger.info('stopped');
+    })());
+
+  return { url, port, server, peers, aggregator, pool, metrics: m, logger, pchain, sets, close };
+}

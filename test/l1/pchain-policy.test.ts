@@ -1,0 +1,154 @@
+// The signer's P-Chain policy against the simulated P-Chain node over real sockets: every rule of
+// protocol.md section 6 allows what the state makes true and refuses the rest with a reason.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGenesis, GENESIS_TIME, timeAtHeight } from '../../src/devnet/genesis.js';
+import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain-node.js';
+import { PChainPolicy, StaticPolicy, type SigningPolicy } from '../../src/signer/index.js';
+import {
+  encodeAddressedCall,
+  encodeL1Message,
+  encodeL1ValidatorRegistrationJustification,
+  newPChainMessage,
+  newUnsignedMessage,
+  P_CHAIN_ID,
+  validationIdFromIndex,
+  type L1Message,
+  type RegisterL1Validator,
+} from '../../src/warp/index.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { refusedUrl } from '../validators/rpc-server.js';
+
+const genesis = buildGenesis({ validators: 4, seed: 'l1-policy-test' });
+const { networkId, subnetId } = genesis;
+const conversionCount = genesis.conversion.data.validators.length;
+let node: SimulatedNode;
+let policy: PChainPolicy;
+const NONE = new Uint8Array(0);
+
+beforeAll(async () => {
+  node = await startPChainNode({ genesis });
+  policy = new PChainPolicy({ networkId, nodeUrl: node.url, timeoutMs: 2_000 });
+});
+afterAll(async () => {
+  await node.close();
+});
+
+const check = (msg: L1Message, justification: Uint8Array = NONE, p: SigningPolicy = policy): Promise<string | null> =>
+  p.check(newPChainMessage(networkId, msg), justification);
+
+/** A RegisterL1Validator for a validator the P-Chain never saw, expiring at `expiry`. */
+function unknownRegistration(expiry: bigint): Uint8Array {
+  const payload: RegisterL1Validator = {
+    ...genesis.registration.payload,
+    nodeId: new Uint8Array(20).fill(7),
+    expiry,
+  };
+  return encodeL1Message(payload);
+}
+
+describe('SubnetToL1Conversion', () => {
+  it('is signed for the conversion that happened, with the subnet ID as justification', async () => {
+    expect(await check({ type: 'SubnetToL1Conversion', conversionId: genesis.conversion.conversionId }, subnetId)).toBeNull();
+  });
+
+  it('is refused for another conversionID, a missing justification, or an unknown subnet', async () => {
+    const wrong = sha256(Uint8Array.of(1));
+    expect(await check({ type: 'SubnetToL1Conversion', conversionId: wrong }, subnetId)).toMatch(/does not match subnet .*'s conversion/);
+    expect(await check({ type: 'SubnetToL1Conversion', conversionId: genesis.conversion.conversionId })).toMatch(/needs the 32-byte subnet ID/);
+    expect(await check({ type: 'SubnetToL1Conversion', conversionId: genesis.conversion.conversionId }, sha256(Uint8Array.of(2)))).toMatch(
+      /subnet .* is not known to the P-Chain/,
+    );
+  });
+});
+
+describe('L1ValidatorRegistration', () => {
+  const featured = genesis.registration.validationId;
+
+  it('registered = true: signed while the validator exists, refused otherwise', async () => {
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: featured, registered: true })).toBeNull();
+    const never = validationIdFromIndex(subnetId, conversionCount + 5);
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: never, registered: true })).toMatch(/is not registered on the P-Chain/);
+  });
+
+  it('registered = false with a SubnetIDIndex: signed only for an index that never became (or no longer is) a validator', async () => {
+    const free = conversionCount + 3;
+    const justification = encodeL1ValidatorRegistrationJustification({ type: 'SubnetIdIndex', subnetId, index: free });
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: validationIdFromIndex(subnetId, free), registered: false }, justification)).toBeNull();
+
+    const taken = encodeL1ValidatorRegistrationJustification({ type: 'SubnetIdIndex', subnetId, index: 0 });
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: validationIdFromIndex(subnetId, 0), registered: false }, taken)).toMatch(/is still registered/);
+    // The justification must determine the validation ID.
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: validationIdFromIndex(subnetId, free + 1), registered: false }, justification)).toMatch(
+      /does not determine validationID/,
+    );
+    // The subnet must have been converted.
+    const other = sha256(Uint8Array.of(3));
+    const elsewhere = encodeL1ValidatorRegistrationJustification({ type: 'SubnetIdIndex', subnetId: other, index: 0 });
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: validationIdFromIndex(other, 0), registered: false }, elsewhere)).toMatch(/not known/);
+  });
+
+  it('registered = false with a register message: signed once its expiry passed without the validator existing', async () => {
+    const expired = unknownRegistration(GENESIS_TIME);
+    const expiredJ = encodeL1ValidatorRegistrationJustification({ type: 'RegisterL1ValidatorMessage', message: expired });
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: sha256(expired), registered: false }, expiredJ)).toBeNull();
+
+    const now = timeAtHeight(genesis.currentHeight);
+    const pending = unknownRegistration(now + 60n);
+    const pendingJ = encodeL1ValidatorRegistrationJustification({ type: 'RegisterL1ValidatorMessage', message: pending });
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: sha256(pending), registered: false }, pendingJ)).toMatch(
+      new RegExp(`could still be registered: its registration expires at ${now + 60n}, the P-Chain's time is ${now}`),
+    );
+
+    const featuredBytes = encodeL1Message(genesis.registration.payload);
+    const featuredJ = encodeL1ValidatorRegistrationJustification({ type: 'RegisterL1ValidatorMessage', message: featuredBytes });
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: featured, registered: false }, featuredJ)).toMatch(/is still registered/);
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: featured, registered: false }, expiredJ)).toMatch(/does not hash to validationID/);
+  });
+
+  it('registered = false needs a justification', async () => {
+    expect(await check({ type: 'L1ValidatorRegistration', validationId: sha256(NONE), registered: false })).toMatch(/needs an L1ValidatorRegistrationJustification/);
+  });
+});
+
+describe('L1ValidatorWeight', () => {
+  const { validationId, nonce, weight } = genesis.weightChange;
+
+  it('is signed for the last applied nonce and the current weight', async () => {
+    expect(await check({ type: 'L1ValidatorWeight', validationId, nonce, weight })).toBeNull();
+  });
+
+  it('is refused for a stale or future nonce, another weight, weight 0 or an unknown validator', async () => {
+    expect(await check({ type: 'L1ValidatorWeight', validationId, nonce: nonce - 1n, weight })).toMatch(/nonce 0 is not the last one applied .*minNonce is 2/);
+    const pending = genesis.pendingWeightChange;
+    expect(await check({ type: 'L1ValidatorWeight', validationId, nonce: pending.nonce, weight: pending.weight })).toMatch(/nonce 2 is not the last one applied/);
+    expect(await check({ type: 'L1ValidatorWeight', validationId, nonce, weight: weight + 1n })).toMatch(/is not L1 validator .*'s current weight/);
+    expect(await check({ type: 'L1ValidatorWeight', validationId, nonce, weight: 0n })).toMatch(/weight 0 is not signed/);
+    expect(await check({ type: 'L1ValidatorWeight', validationId: sha256(NONE), nonce, weight })).toMatch(/is not registered on the P-Chain/);
+  });
+});
+
+describe('what is not a signable P-Chain message', () => {
+  it('refuses RegisterL1Validator, a foreign network and a non-empty source address', async () => {
+    expect(await check(genesis.registration.payload)).toMatch(/does not sign RegisterL1Validator/);
+    const foreign = newPChainMessage(networkId + 1, { type: 'L1ValidatorWeight', ...genesis.weightChange });
+    expect(await policy.check(foreign, NONE)).toMatch(/network ID 12346 is not this signer's network 12345/);
+    const addressed = newUnsignedMessage(networkId, P_CHAIN_ID, encodeAddressedCall(new Uint8Array(20), encodeL1Message({ type: 'L1ValidatorWeight', ...genesis.weightChange })));
+    expect(await policy.check(addressed, NONE)).toMatch(/not a P-Chain L1 message: .*sourceAddress/);
+  });
+
+  it('hands other chains to otherChains, and refuses them without one', async () => {
+    const evm = newUnsignedMessage(networkId, genesis.blockchainId, encodeAddressedCall(genesis.managerAddress, Uint8Array.of(1)));
+    expect(await policy.check(evm, NONE)).toMatch(/is not the P-Chain/);
+    const combined = new PChainPolicy({ networkId, nodeUrl: node.url, otherChains: new StaticPolicy({ networkId, allowedSourceChains: [genesis.blockchainId] }) });
+    expect(await combined.check(evm, NONE)).toBeNull();
+    const otherChain = newUnsignedMessage(networkId, sha256(Uint8Array.of(9)), encodeAddressedCall(genesis.managerAddress, Uint8Array.of(1)));
+    expect(await combined.check(otherChain, NONE)).toMatch(/is not one this signer signs for/);
+    // P-Chain messages still go through the P-Chain rules.
+    expect(await check({ type: 'L1ValidatorWeight', validationId: genesis.weightChange.validationId, nonce: 0n, weight: 1n }, NONE, combined)).toMatch(/nonce 0/);
+  });
+
+  it('refuses, naming the node, when the P-Chain cannot be asked', async () => {
+    const offline = new PChainPolicy({ networkId, nodeUrl: await refusedUrl(), timeoutMs: 1_000 });
+    expect(await check({ type: 'L1ValidatorWeight', ...genesis.weightChange }, NONE, offline)).toMatch(/cannot check against the P-Chain: platform.getL1Validator: node unreachable/);
+  });
+});
