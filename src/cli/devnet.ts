@@ -3,6 +3,7 @@
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../devnet/devnet.js';
 import { intOption, parseArgs, stringOption } from './args.js';
+import { firstShutdownSignal } from './signals.js';
 
 const HELP = `usage: warpgate devnet [--validators N] [--port P] [--seed S] [--byzantine K] [--json] [--log-level L]
   a simulated P-Chain node, N signer peers and the service on port P (default 8080)
@@ -34,13 +35,16 @@ export async function run(argv: string[]): Promise<number> {
   const port = intOption(options.port, 'port', 0, 65535, 8080);
   const json = options.json === true;
   const logger = pino({ level: stringOption(options['log-level']) ?? (json ? 'warn' : 'info') }, pino.destination(2));
+  // Listen for the signal before starting, so one that arrives during startup still exits 0.
+  const signalled = firstShutdownSignal();
   const devnet = await startDevnet({ validators, byzantine, port, seed: stringOption(options.seed), logger });
   if (json) {
     process.stdout.write(`${JSON.stringify(devnet.info)}\n`);
   } else {
     process.stdout.write(describe(devnet));
   }
-  await waitForSignal(devnet);
+  await signalled;
+  await devnet.close();
   return 0;
 }
 
@@ -66,17 +70,4 @@ export function describe(devnet: Devnet): string {
     `Metrics: ${info.url}/metrics   Readiness: ${info.url}/ready   (Ctrl-C stops; total weight ${genesis.totalWeight})`,
     '',
   ].join('\n');
-}
-
-export async function waitForSignal(devnet: { close(): Promise<void> }): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const onSignal = (): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-  await devnet.close();
 }

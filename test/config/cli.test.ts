@@ -1,0 +1,51 @@
+// An invalid config stops `warpgate serve` before anything starts: exit 2, one stderr line per
+// problem naming the key, through the real binary.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'warpgate-config-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The environment without any WARPGATE_* variable of the machine running the tests. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WARPGATE_')));
+  return { ...env, ...extra };
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? ((err as { code?: number }).code ?? null) : 0;
+      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
+    });
+  });
+}
+
+describe('warpgate serve with an invalid config', () => {
+  it('exits 2 with one line per problem, each naming its key', async () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ port: -1, logLevel: 'chatty', upstreams: { node: 'not a url' }, aggregation: { maxConcurrent: 0 }, unknownThing: true }),
+    );
+    const { code, stdout, stderr } = await run(['serve', '--config', file], cleanEnv({ WARPGATE_WORKERS_THREADS: '999' }));
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    const lines = stderr.trimEnd().split('\n');
+    const keys = ['port', 'logLevel', 'upstreams.node', 'aggregation.maxConcurrent', 'unknownThing', 'WARPGATE_WORKERS_THREADS (workers.threads)'];
+    expect(lines).toHaveLength(keys.length);
+    for (const key of keys) expect(lines.some((l) => l.startsWith(`config: ${key}: `)), `${key} in\n${stderr}`).toBe(true);
+  });
+
+  it('names the file when it cannot be read, also when given by WARPGATE_CONFIG', async () => {
+    const missing = join(dir, 'nope.json');
+    const { code, stderr } = await run(['serve'], cleanEnv({ WARPGATE_CONFIG: missing }));
+    expect(code).toBe(2);
+    expect(stderr).toBe(`config: config file ${missing} cannot be read (ENOENT)\n`);
+  });
+});

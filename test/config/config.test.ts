@@ -1,0 +1,213 @@
+// The config loader: defaults, file, WARPGATE_* environment, CLI overrides, and one problem line
+// per bad key. config.example.json and the README's table are checked against SCHEMA here so
+// the three cannot drift apart.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redactConfig, type Config } from '../../src/config/config.js';
+import { SCHEMA, envName } from '../../src/config/schema.js';
+import { renderConfigTable } from '../../src/config/docs.js';
+
+const root = new URL('../../', import.meta.url);
+const dir = mkdtempSync(join(tmpdir(), 'warpgate-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function writeConfig(name: string, value: unknown): string {
+  const file = join(dir, name);
+  writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+  return file;
+}
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+/** Dotted key paths of the leaves of a parsed config file (arrays are leaves). */
+function leafKeys(obj: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(obj).flatMap(([k, v]) => {
+    const key = prefix ? `${prefix}.${k}` : k;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? leafKeys(v as Record<string, unknown>, key) : [key];
+  });
+}
+
+function valueAt(config: Config, key: string): unknown {
+  return key.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], config);
+}
+
+const SUBNET = 'XDiKeN1oE1chXBRarLUspZngsxeJVma5R3JBE92L67GRqdK6H';
+
+describe('config.example.json and the README', () => {
+  const examplePath = new URL('config.example.json', root);
+  const example = JSON.parse(readFileSync(examplePath, 'utf8')) as Record<string, unknown>;
+
+  it('lists exactly the SCHEMA keys', () => {
+    expect(leafKeys(example).sort()).toEqual(Object.keys(SCHEMA).sort());
+  });
+
+  it('loads without a problem, and every value it leaves at the default equals SCHEMA', () => {
+    const config = loadConfig({ file: examplePath.pathname, env: {} });
+    for (const key of Object.keys(SCHEMA)) {
+      const given = leafKeys(example).includes(key) ? valueAt(config, key) : undefined;
+      expect(given, key).toBeDefined();
+    }
+    // The example shows a real deployment's upstreams and one peer; every other key is at its default.
+    const differs = Object.entries(SCHEMA)
+      .filter(([key, spec]) => JSON.stringify(valueAt(config, key)) !== JSON.stringify(spec.default))
+      .map(([key]) => key)
+      .sort();
+    expect(differs).toEqual(['peers', 'upstreams.dataApi', 'upstreams.metricsApi', 'upstreams.node']);
+  });
+
+  it('the README holds the configuration table rendered from SCHEMA, one row per key', () => {
+    const readme = readFileSync(new URL('README.md', root), 'utf8');
+    const table = renderConfigTable();
+    expect(readme.includes(table), 'README.md lacks the current table: regenerate it with the command in src/config/docs.ts').toBe(true);
+    for (const key of Object.keys(SCHEMA)) expect(table).toContain(`| \`${key}\` | \`${envName(key)}\` |`);
+  });
+});
+
+describe('loadConfig', () => {
+  it('with nothing given, every key has its SCHEMA default', () => {
+    const config = loadConfig({ env: {} });
+    for (const [key, spec] of Object.entries(SCHEMA)) expect(valueAt(config, key), key).toEqual(spec.default);
+  });
+
+  it('names environment variables after the key path', () => {
+    expect(envName('port')).toBe('WARPGATE_PORT');
+    expect(envName('aggregation.deadlineMs')).toBe('WARPGATE_AGGREGATION_DEADLINE_MS');
+    expect(envName('upstreams.apiKey')).toBe('WARPGATE_UPSTREAMS_API_KEY');
+    expect(new Set(Object.keys(SCHEMA).map(envName)).size).toBe(Object.keys(SCHEMA).length);
+  });
+
+  it('layers defaults < file < environment < overrides', () => {
+    const file = writeConfig('layers.json', { port: 9000, logLevel: 'debug', aggregation: { deadlineMs: 3000 }, workers: { threads: 4 } });
+    const config = loadConfig({
+      file,
+      env: { WARPGATE_PORT: '9100', WARPGATE_AGGREGATION_DEADLINE_MS: '4000' },
+      overrides: { port: 9200 },
+    });
+    expect(config.port).toBe(9200);
+    expect(config.aggregation.deadlineMs).toBe(4000);
+    expect(config.logLevel).toBe('debug');
+    expect(config.workers.threads).toBe(4);
+    expect(config.aggregation.requestTimeoutMs).toBe(SCHEMA['aggregation.requestTimeoutMs'].default);
+  });
+
+  it('reads the file named by WARPGATE_CONFIG', () => {
+    const file = writeConfig('by-env.json', { shutdownGraceMs: 1234 });
+    expect(loadConfig({ env: { WARPGATE_CONFIG: file } }).shutdownGraceMs).toBe(1234);
+  });
+
+  it('parses every kind of environment value', () => {
+    const config = loadConfig({
+      env: {
+        WARPGATE_PUBLIC_MODE: 'true',
+        WARPGATE_CORS_ORIGINS: 'https://a.example, https://b.example',
+        WARPGATE_PEERS: '[{"url":"ws://127.0.0.1:9700"},{"url":"wss://signer.example/v1"}]',
+        WARPGATE_UPSTREAMS_NODE: 'http://127.0.0.1:9650/',
+        WARPGATE_UPSTREAMS_API_KEY: 'k-123',
+        WARPGATE_LOCAL_NETWORK_ID: '12345',
+        WARPGATE_READINESS_SUBNETS: SUBNET,
+        WARPGATE_BLS_BACKEND: 'noble',
+      },
+    });
+    expect(config.publicMode).toBe(true);
+    expect(config.cors.origins).toEqual(['https://a.example', 'https://b.example']);
+    expect(config.peers).toEqual([{ url: 'ws://127.0.0.1:9700' }, { url: 'wss://signer.example/v1' }]);
+    expect(config.upstreams.node).toBe('http://127.0.0.1:9650');
+    expect(config.upstreams.apiKey).toBe('k-123');
+    expect(config.localNetworkId).toBe(12345);
+    expect(config.readiness.subnets).toEqual([SUBNET]);
+    expect(config.bls.backend).toBe('noble');
+    // An empty variable clears an optional value set by the file.
+    const file = writeConfig('clear.json', { upstreams: { apiKey: 'from-file' } });
+    expect(loadConfig({ file, env: { WARPGATE_UPSTREAMS_API_KEY: '' } }).upstreams.apiKey).toBeNull();
+  });
+
+  it('collects every problem, one line each, naming the key', () => {
+    const file = writeConfig('bad.json', {
+      port: 70000,
+      logLevel: 'loud',
+      upstreams: { node: 'ftp://node', apiKey: '' },
+      peers: [{ url: 'http://not-ws' }, { url: 'ws://ok', weight: 3 }],
+      workers: { threads: 'two' },
+      readiness: { subnets: ['not-an-id'] },
+      publicMode: 'yes',
+      limits: { bodyBytes: 1.5 },
+      mystery: 1,
+      aggregation: { surprise: true },
+    });
+    const problems = problemsOf(() => loadConfig({ file, env: { WARPGATE_SHUTDOWN_GRACE_MS: 'soon' } }));
+    const expectedKeys = [
+      'port',
+      'logLevel',
+      'upstreams.node',
+      'upstreams.apiKey',
+      'peers[0].url',
+      'peers[1]',
+      'workers.threads',
+      'readiness.subnets',
+      'publicMode',
+      'limits.bodyBytes',
+      'mystery',
+      'aggregation.surprise',
+      'WARPGATE_SHUTDOWN_GRACE_MS (shutdownGraceMs)',
+    ];
+    expect(problems).toHaveLength(expectedKeys.length);
+    for (const key of expectedKeys) expect(problems.some((p) => p.startsWith(`${key}: `)), `${key} in ${problems.join(' / ')}`).toBe(true);
+    for (const p of problems) expect(p).not.toContain('\n');
+  });
+
+  it('checks keys against each other', () => {
+    expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'aggregation.deadlineMs': 1000, 'aggregation.requestTimeoutMs': 2000 } }))).toEqual([
+      'aggregation.requestTimeoutMs: must not exceed aggregation.deadlineMs',
+    ]);
+    expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'limits.headersTimeoutMs': 30_000, 'limits.requestTimeoutMs': 10_000 } }))).toEqual([
+      'limits.headersTimeoutMs: must not exceed limits.requestTimeoutMs',
+    ]);
+  });
+
+  it('rejects a subnet ID with a bad checksum', () => {
+    const wrong = SUBNET.slice(0, -1) + (SUBNET.endsWith('H') ? 'J' : 'H');
+    const [problem] = problemsOf(() => loadConfig({ env: { WARPGATE_READINESS_SUBNETS: wrong } }));
+    expect(problem).toMatch(/^WARPGATE_READINESS_SUBNETS \(readiness\.subnets\): .*(checksum|cb58 ID)/);
+  });
+
+  it('reports an unreadable or malformed file in one line naming it', () => {
+    expect(problemsOf(() => loadConfig({ file: join(dir, 'missing.json'), env: {} }))).toEqual([`config file ${join(dir, 'missing.json')} cannot be read (ENOENT)`]);
+    const broken = writeConfig('broken.json', '{"port": 80,');
+    expect(problemsOf(() => loadConfig({ file: broken, env: {} }))[0]).toMatch(/^config file .*broken\.json is not valid JSON/);
+    const list = writeConfig('list.json', '[1]');
+    expect(problemsOf(() => loadConfig({ file: list, env: {} }))).toEqual([`config file ${list} must hold a JSON object`]);
+  });
+});
+
+describe('redactConfig', () => {
+  it('hides the API key and credentials or query strings in URLs, and nothing else', () => {
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        'upstreams.apiKey': 'super-secret-key',
+        'upstreams.node': 'https://user:pw-secret@node.example/ext?token=tok-secret',
+        'upstreams.dataApi': 'https://glacier-api.avax.network',
+        peers: [{ url: 'ws://signer:p-secret@127.0.0.1:9700' }],
+      },
+    });
+    const text = JSON.stringify(redactConfig(config));
+    for (const secret of ['super-secret-key', 'pw-secret', 'tok-secret', 'p-secret']) expect(text).not.toContain(secret);
+    const redacted = redactConfig(config);
+    expect(redacted.upstreams.apiKey).toBe('[redacted]');
+    expect(redacted.upstreams.dataApi).toBe('https://glacier-api.avax.network');
+    expect(redacted.upstreams.node).toBe('https://redacted:redacted@node.example/ext?redacted');
+    expect(redacted.port).toBe(config.port);
+    // The original is untouched.
+    expect(config.upstreams.apiKey).toBe('super-secret-key');
+  });
+});
