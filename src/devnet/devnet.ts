@@ -108,7 +108,9 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       if (!distinct.has(hex)) distinct.set(hex, { secretKeyHex: hex, fault: v.fault, answerDelayMs: opts.signerDelayMs });
     }
     const all = [...distinct.values()];
-    const processes = Math.max(1, Math.min(opts.signerProcesses ?? 2, all.length));
+    // About 100 signers a process: each signs its handshake proofs (pure-JS BLS, ~20 ms each) on
+    // its event loop, and a process blocked for long misses heartbeats.
+    const processes = Math.max(1, Math.min(opts.signerProcesses ?? Math.min(16, Math.max(2, Math.ceil(all.length / 100))), all.length));
     const groups = Array.from({ length: processes }, (_, i) => all.filter((_, j) => j % processes === i));
     const backend = (opts.configOverrides?.['bls.backend'] as 'blst' | 'noble' | undefined) ?? 'blst';
     const started = await Promise.all(groups.map((g) => startSignerHost(g, genesis, backend, node.url)));

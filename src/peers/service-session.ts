@@ -183,6 +183,10 @@ export class ServiceSession {
 
   private async onHello(publicKeyHex: string, proofHex: string): Promise<void> {
     this.state = 'verifying';
+    // The peer answered in time. Checking its proof is our own work, queued behind every other
+    // proof when many peers connect at once (a restart beside 1,000 signers): timing that out
+    // would drop peers for our slowness and redo the work on their reconnect, a livelock.
+    clearTimeout(this.handshakeTimer);
     const publicKey = publicKeyHex.toLowerCase();
     this.publicKey = publicKey;
     const early = this.hooks.admit(publicKey);

@@ -28,6 +28,8 @@ export interface SignerPeerOptions {
   connect?: string[];
   maxFrameBytes?: number;
   handshakeTimeoutMs?: number;
+  /** From our hello to the service's welcome; default 120 s. */
+  welcomeTimeoutMs?: number;
   heartbeatMs?: number;
   reconnect?: BackoffOptions;
   /** Per connection. */
@@ -74,6 +76,7 @@ export class SignerPeer {
       backend: opts.backend,
       maxFrameBytes,
       handshakeTimeoutMs,
+      welcomeTimeoutMs: opts.welcomeTimeoutMs ?? 120_000,
       heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
       rateLimit: opts.rateLimit ?? DEFAULT_SIGNER_RATE_LIMIT,
       maxInFlight: opts.maxInFlight ?? 1024,

@@ -21,6 +21,8 @@ export interface SignerSessionConfig {
   backend: SigningBackend;
   maxFrameBytes: number;
   handshakeTimeoutMs: number;
+  /** From our hello to the service's welcome (the service checks proofs in a queue). */
+  welcomeTimeoutMs: number;
   heartbeatMs: number;
   rateLimit: RateLimit;
   maxInFlight: number;
@@ -86,6 +88,13 @@ export class SignerSession {
         const proof = proveKey(this.cfg.bls, this.cfg.secretKey, hexToBytes(frame.challenge));
         this.state = 'hello-sent';
         sendText(this.ws, encodeFrame({ v: 1, type: 'hello', publicKey: bytesToHex(this.cfg.publicKey), proof: bytesToHex(proof) }));
+        // The service may have many proofs to check before ours (all signers connect at once
+        // after it restarts): give the welcome its own, longer deadline.
+        clearTimeout(this.handshakeTimer);
+        this.handshakeTimer = setTimeout(
+          () => this.fail(new ProtocolError(CloseCode.handshakeTimeout, `no welcome within ${this.cfg.welcomeTimeoutMs} ms of the hello`)),
+          this.cfg.welcomeTimeoutMs,
+        );
         return;
       }
       case 'welcome':
