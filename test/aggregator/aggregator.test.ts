@@ -1,0 +1,337 @@
+// The aggregation engine against in-process fake peers and the real BLS worker pool: stopping at
+// the target, the buffer, the deadline both ways, every kind of bad signature (dropped, penalized,
+// never in a result), the cache, coalescing, the concurrency cap and the fan-out policy. Every
+// signed message is checked with verifySignedMessage under the noble backend (not the blst one
+// the workers use).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Aggregator, type AggregationRequest, type AggregationResult, type AggregatorOptions } from '../../src/aggregator/aggregator.js';
+import type { ResponseResult } from '../../src/aggregator/collection.js';
+import { AggregationError, OverloadedError, QuorumNotReachedError } from '../../src/aggregator/errors.js';
+import { SignatureCache } from '../../src/aggregator/signature-cache.js';
+import { BlsWorkerPool } from '../../src/aggregator/worker-pool.js';
+import { requiredWeight } from '../../src/validators/quorum.js';
+import { verifySignedMessage } from '../../src/validators/verify.js';
+import { decodeSigners } from '../../src/warp/bitset.js';
+import { bytesToHex } from '../../src/warp/hex.js';
+import { parseSignedMessage } from '../../src/warp/signed-message.js';
+import {
+  FakePeers,
+  NETWORK_ID,
+  cancellingPair,
+  fixedSets,
+  message,
+  noble,
+  sign,
+  testNetwork,
+  type Behaviour,
+  type TestNetwork,
+} from './helpers.js';
+
+// 16 validators of uneven weight plus 13 keyless: total 240, 67% needs 161, 87% needs 209.
+const WEIGHTS = [40, 30, 25, 20, 18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4, 3];
+const net = testNetwork(WEIGHTS, 13);
+const byWeight = (w: number): string => net.validators.find((v) => v.weight === BigInt(w))!.pkHex;
+
+let pool: BlsWorkerPool;
+beforeAll(async () => {
+  pool = new BlsWorkerPool({ backend: 'blst', threads: 2 });
+  await pool.warm();
+});
+afterAll(async () => {
+  await pool.close();
+});
+
+let counter = 0;
+function request(over: Partial<AggregationRequest> = {}): AggregationRequest {
+  return {
+    message: message(`aggregator test ${++counter}`),
+    justification: new Uint8Array(),
+    quorumPercentage: 67,
+    quorumPercentageBuffer: 0,
+    pChainHeight: 0,
+    ...over,
+  };
+}
+
+function peersWith(n: TestNetwork, behaviours: [pkHex: string, b: Behaviour][] = []): FakePeers {
+  const peers = new FakePeers(n);
+  for (const [k, b] of behaviours) peers.set(k, b);
+  return peers;
+}
+
+function aggregator(peers: FakePeers, over: Partial<AggregatorOptions> = {}, n: TestNetwork = net): Aggregator {
+  return new Aggregator({
+    sets: fixedSets(n),
+    peers,
+    pool,
+    cache: new SignatureCache(),
+    deadlineMs: 2_000,
+    requestTimeoutMs: 1_500,
+    ...over,
+  });
+}
+
+/** Verifies with the noble backend against the P-Chain's entries; returns the signer keys. */
+function expectValid(result: AggregationResult, quorum = 67, n: TestNetwork = net): string[] {
+  const v = verifySignedMessage(result.signedMessage, n.entries, quorum, NETWORK_ID, noble);
+  expect(v.reason).toBeUndefined();
+  expect(v.valid).toBe(true);
+  expect(v.signedWeight).toBe(result.signedWeight);
+  const signed = parseSignedMessage(result.signedMessage);
+  return decodeSigners(signed.signers, n.set.validators.length).map((i) => n.set.validators[i]!.publicKeyHex);
+}
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('stopping at the target', () => {
+  it('returns as soon as the target weight has signed and cancels the outstanding requests', async () => {
+    // The 8 heaviest (175 of 240) answer at once, the other 8 would take 3 s.
+    const slow = net.validators.filter((v) => v.weight < 12n);
+    const peers = peersWith(net, slow.map((v) => [v.pkHex, { kind: 'honest', delayMs: 3_000 }]));
+    const agg = aggregator(peers, { fanOut: { extraWeightPercent: 100 } });
+    const started = Date.now();
+    const result = await agg.aggregate(request());
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(peers.requests).toHaveLength(16);
+    expect(peers.aborted).toBe(slow.length);
+    const signers = expectValid(result);
+    for (const v of slow) expect(signers).not.toContain(v.pkHex);
+    expect(result.signedWeight).toBeGreaterThanOrEqual(requiredWeight(240n, 67));
+  });
+
+  it('asks the heaviest validators first and only as many as the missing weight and the hedge need', async () => {
+    const peers = peersWith(net);
+    const agg = aggregator(peers, { fanOut: { extraWeightPercent: 10, hedgeDelayMs: 1_000 } });
+    const result = await agg.aggregate(request());
+    expectValid(result);
+    // 161 + 24 (10% of 240) is covered by the 9 heaviest (40 … 10 = 185).
+    expect(peers.requests).toEqual(net.validators.slice(0, 9).map((v) => v.pkHex));
+    expect(new Set(peers.requests).size).toBe(peers.requests.length);
+    expect(result.stats.asked).toBe(9);
+  });
+
+  it('reaches quorum + buffer when it can (67 + 20 verifies at 87)', async () => {
+    const peers = peersWith(net);
+    const result = await aggregator(peers).aggregate(request({ quorumPercentageBuffer: 20 }));
+    expect(result.signedWeight).toBeGreaterThanOrEqual(requiredWeight(240n, 87));
+    expectValid(result, 87);
+  });
+
+  it('at quorum 0 still returns a message with one signer', async () => {
+    const peers = peersWith(net);
+    const result = await aggregator(peers).aggregate(request({ quorumPercentage: 0 }));
+    const signers = expectValid(result, 0);
+    expect(signers.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('hedges a slow heavy validator: more are asked after hedgeDelayMs, long before its timeout', async () => {
+    const peers = peersWith(net, [[byWeight(40), { kind: 'silent' }]]);
+    const agg = aggregator(peers, { requestTimeoutMs: 1_900, fanOut: { extraWeightPercent: 0, hedgeDelayMs: 100 } });
+    const started = Date.now();
+    const result = await agg.aggregate(request());
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(expectValid(result)).not.toContain(byWeight(40));
+    expect(peers.aborted).toBe(1);
+  });
+});
+
+describe('the deadline', () => {
+  // The 8 heaviest hold 175: above 67% (161), below 87% (209). The rest never answer.
+  const silentLight = (): [string, Behaviour][] => net.validators.filter((v) => v.weight < 12n).map((v) => [v.pkHex, { kind: 'silent' }]);
+
+  it('returns what has signed at the deadline when that reaches the quorum but not the buffer', async () => {
+    const peers = peersWith(net, silentLight());
+    const agg = aggregator(peers, { deadlineMs: 800, requestTimeoutMs: 5_000, fanOut: { extraWeightPercent: 100 } });
+    const started = Date.now();
+    const result = await agg.aggregate(request({ quorumPercentageBuffer: 20 }));
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(650);
+    expect(elapsed).toBeLessThan(800 + 150);
+    expect(result.signedWeight).toBe(175n);
+    expectValid(result, 67);
+    expect(verifySignedMessage(result.signedMessage, net.entries, 87, NETWORK_ID, noble).valid).toBe(false);
+  });
+
+  it('fails with 503 within the deadline when less than the quorum has signed, with the counts', async () => {
+    // Only the 4 heaviest (115) answer.
+    const peers = peersWith(net, net.validators.filter((v) => v.weight < 20n).map((v) => [v.pkHex, { kind: 'silent' }]));
+    const agg = aggregator(peers, { deadlineMs: 800, requestTimeoutMs: 5_000 });
+    const started = Date.now();
+    const err = await rejection(agg.aggregate(request()));
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(600);
+    expect(elapsed).toBeLessThan(800 + 100);
+    expect(err).toBeInstanceOf(QuorumNotReachedError);
+    const q = err as QuorumNotReachedError;
+    expect(q.status).toBe(503);
+    expect(q.signedWeight).toBe(115n);
+    expect(q.requiredWeight).toBe(161n);
+    expect(q.stats).toMatchObject({ asked: 16, answered: 4, timedOut: 12, invalid: 0, refused: 0, notConnected: 0 });
+    expect(q.message).toMatch(/by the deadline: signed weight 115 of 240 .* required 161; validators 16: asked 16, answered 4, refused 0, timed out 12, invalid signatures 0/);
+  });
+
+  it('fails at once, before the deadline, when every validator has refused, failed or is not connected', async () => {
+    const behaviours: [string, Behaviour][] = net.validators.slice(4).map((v, i) => [v.pkHex, { kind: i < 6 ? 'refuse' : i < 9 ? 'fail' : 'disconnected' }]);
+    const peers = peersWith(net, behaviours);
+    const started = Date.now();
+    const err = await rejection(aggregator(peers, { deadlineMs: 5_000 }).aggregate(request()));
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(err).toBeInstanceOf(QuorumNotReachedError);
+    expect((err as QuorumNotReachedError).stats).toMatchObject({ asked: 13, answered: 4, refused: 6, failed: 3, notConnected: 3 });
+    expect((err as Error).message).toMatch(/after every connected validator was asked/);
+  });
+
+  it('answers 504 when the validator set arrives after the deadline', async () => {
+    const peers = peersWith(net);
+    const sets = fixedSets(net);
+    const agg = new Aggregator({
+      sets: { get: async (s, h) => new Promise((r) => setTimeout(() => r(sets.get(s, h)), 300)), signingSubnetFor: sets.signingSubnetFor },
+      peers,
+      pool,
+      cache: new SignatureCache(),
+      deadlineMs: 200,
+    });
+    const err = await rejection(agg.aggregate(request()));
+    expect(err).toBeInstanceOf(AggregationError);
+    expect((err as AggregationError).status).toBe(504);
+    expect(peers.requests).toHaveLength(0);
+  });
+});
+
+describe('bad signatures', () => {
+  function expectDropped(result: AggregationResult, peers: FakePeers, bad: string[]): void {
+    const signers = expectValid(result);
+    for (const k of bad) expect(signers).not.toContain(k);
+    expect(new Set(peers.penalties.map((p) => p.pkHex))).toEqual(new Set(bad));
+    expect(result.stats.invalid).toBe(bad.length);
+  }
+
+  for (const strategy of ['warpgate', 'perSignatureVerify'] as const) {
+    it(`${strategy}: another message, another key, outside the subgroup, garbage and infinity are dropped and penalized`, async () => {
+      const kinds: Behaviour['kind'][] = ['otherMessage', 'otherKey', 'outsideSubgroup', 'garbage', 'infinity'];
+      // Weights 16, 14, 12, 10, 9 (61) misbehave; the honest rest holds 166 >= 161.
+      const bad = [16, 14, 12, 10, 9].map(byWeight);
+      const peers = peersWith(net, bad.map((k, i) => [k, { kind: kinds[i]! } as Behaviour]));
+      const responses: ResponseResult[] = [];
+      const agg = aggregator(peers, { strategy, fanOut: { extraWeightPercent: 100 }, events: { onResponse: (r) => responses.push(r) } });
+      const result = await agg.aggregate(request());
+      expectDropped(result, peers, bad);
+      expect(responses.filter((r) => r === 'invalid')).toHaveLength(5);
+    });
+  }
+
+  it('a bad heavy signature is found by bisection and more validators are asked to make up its weight', async () => {
+    // 40 and 25 lie; the honest 162 is just enough, so everyone honest must end up asked.
+    const bad = [byWeight(40), byWeight(25)];
+    const peers = peersWith(net, [
+      [bad[0]!, { kind: 'otherMessage' }],
+      [bad[1]!, { kind: 'otherKey' }],
+    ]);
+    const result = await aggregator(peers).aggregate(request());
+    expectDropped(result, peers, bad);
+    expect(result.signedWeight).toBe(162n);
+  });
+
+  it('two wrong signatures that cancel out in a plain sum are both caught', async () => {
+    const req = request();
+    const [a, b] = [byWeight(14), byWeight(12)];
+    const [sa, sb] = cancellingPair(sign(net.byKey.get(a)!, req.message.bytes), sign(net.byKey.get(b)!, req.message.bytes));
+    const peers = peersWith(net, [
+      [a, { kind: 'fixed', signature: sa }],
+      [b, { kind: 'fixed', signature: sb }],
+    ]);
+    const cache = new SignatureCache();
+    const result = await aggregator(peers, { cache, fanOut: { extraWeightPercent: 100 } }).aggregate(req);
+    expectDropped(result, peers, [a, b]);
+    const cached = cache.get(bytesToHex(req.message.id));
+    expect(cached.has(a) || cached.has(b)).toBe(false);
+  });
+
+  it('bisection finds several bad signatures among 64 that arrive together', async () => {
+    const big = testNetwork(Array.from({ length: 64 }, () => 10), 0, 'big');
+    const bad = [3, 17, 18, 40, 51, 63].map((i) => big.validators[i]!.pkHex);
+    const peers = peersWith(big, bad.map((k, i) => [k, { kind: i % 2 ? 'otherKey' : 'otherMessage', delayMs: 20 } as Behaviour]));
+    for (const v of big.validators) if (!bad.includes(v.pkHex)) peers.set(v.pkHex, { kind: 'honest', delayMs: 20 });
+    const agg = aggregator(peers, { fanOut: { extraWeightPercent: 100 } }, big);
+    const result = await agg.aggregate(request({ quorumPercentage: 90 }));
+    const signers = expectValid(result, 90, big);
+    for (const k of bad) expect(signers).not.toContain(k);
+    expect(new Set(peers.penalties.map((p) => p.pkHex))).toEqual(new Set(bad));
+  });
+});
+
+describe('the signature cache', () => {
+  it('serves a repeat request without a single peer request, whatever the hedge', async () => {
+    const peers = peersWith(net);
+    const hits: boolean[] = [];
+    const cache = new SignatureCache();
+    const events = { onCache: (hit: boolean) => hits.push(hit) };
+    const req = request();
+    // The first collects just the target; the second would hedge with 50% more if it asked at all.
+    const first = await aggregator(peers, { cache, events, fanOut: { extraWeightPercent: 0 } }).aggregate(req);
+    const asked = peers.requests.length;
+    expect(asked).toBeGreaterThan(0);
+    const second = await aggregator(peers, { cache, events, fanOut: { extraWeightPercent: 50 } }).aggregate(req);
+    expect(peers.requests).toHaveLength(asked);
+    expect(hits).toEqual([false, true]);
+    expect(second.stats.fromCache).toBe(first.signers.length);
+    expectValid(second);
+  });
+
+  it('a larger buffer on a repeat asks only for the missing weight', async () => {
+    const peers = peersWith(net);
+    const agg = aggregator(peers, { fanOut: { extraWeightPercent: 0 } });
+    const req = request();
+    const first = await agg.aggregate(req);
+    const firstKeys = new Set(peers.requests);
+    const second = await agg.aggregate({ ...req, quorumPercentageBuffer: 20 });
+    for (const k of peers.requests.slice(firstKeys.size)) expect(firstKeys.has(k)).toBe(false);
+    expect(second.signedWeight).toBeGreaterThan(first.signedWeight);
+    expectValid(second, 87);
+  });
+
+  it('a bad signature in the cache is dropped from it without penalizing the peer', async () => {
+    const peers = peersWith(net);
+    const cache = new SignatureCache();
+    const req = request();
+    const heavy = net.byKey.get(byWeight(40))!;
+    cache.add(bytesToHex(req.message.id), [[heavy.pkHex, sign(heavy, new TextEncoder().encode('not this message'))]]);
+    const result = await aggregator(peers, { cache }).aggregate(req);
+    expectValid(result);
+    expect(peers.penalties).toHaveLength(0);
+    const now = cache.get(bytesToHex(req.message.id)).get(heavy.pkHex);
+    if (now) expect(bytesToHex(now)).toBe(bytesToHex(sign(heavy, req.message.bytes)));
+  });
+});
+
+describe('sharing and limits', () => {
+  it('concurrent identical requests share one collection', async () => {
+    const peers = peersWith(net, net.validators.map((v) => [v.pkHex, { kind: 'honest', delayMs: 50 }]));
+    const agg = aggregator(peers);
+    const req = request();
+    const [a, b] = await Promise.all([agg.aggregate(req), agg.aggregate({ ...req })]);
+    expect(b).toBe(a);
+    expect(new Set(peers.requests).size).toBe(peers.requests.length);
+    expectValid(a);
+  });
+
+  it('past maxConcurrent a different request gets an OverloadedError (503, Retry-After)', async () => {
+    const peers = peersWith(net, net.validators.map((v) => [v.pkHex, { kind: 'honest', delayMs: 200 }]));
+    const agg = aggregator(peers, { maxConcurrent: 1 });
+    const first = agg.aggregate(request());
+    const err = await rejection(agg.aggregate(request()));
+    expect(err).toBeInstanceOf(OverloadedError);
+    expect((err as OverloadedError).status).toBe(503);
+    expect((err as OverloadedError).retryAfterSeconds).toBeGreaterThan(0);
+    expectValid(await first);
+    expect(agg.active).toBe(0);
+    expectValid(await agg.aggregate(request()));
+  });
+});

@@ -1,0 +1,205 @@
+// Shared by the aggregator unit tests: a validator set with known secret keys, an in-process
+// PeerSource whose peers behave as told (honest, slow, silent, refusing, or sending bad
+// signatures of every kind), and a ValidatorSets that hands out that one set. No sockets: the
+// collection logic is exercised against the real BLS worker pool only.
+import { createHash } from 'node:crypto';
+import { bls12_381 } from '@noble/curves/bls12-381.js';
+import { createBlstBackend } from '../../src/bls/blst-backend.js';
+import { createNobleBackend } from '../../src/bls/noble-backend.js';
+import type { BlsBackend, SecretKey } from '../../src/bls/types.js';
+import { canonicalSet, type CanonicalSet, type ValidatorEntry } from '../../src/validators/canonical-set.js';
+import { PeerRequestError, type PeerAnswer, type SignatureRequest } from '../../src/peers/pool.js';
+import type { PeerSource } from '../../src/aggregator/collection.js';
+import type { ValidatorSets } from '../../src/aggregator/aggregator.js';
+import { nodeIdToString } from '../../src/warp/cb58.js';
+import { bytesToHex } from '../../src/warp/hex.js';
+import { newUnsignedMessage, type UnsignedMessage } from '../../src/warp/unsigned-message.js';
+import { g2PointOutsideSubgroup } from '../bls/helpers.js';
+
+export const noble: BlsBackend = createNobleBackend();
+export const blst: BlsBackend = createBlstBackend(noble);
+
+export const NETWORK_ID = 12345;
+export const CHAIN = Uint8Array.from({ length: 32 }, (_, i) => i + 7);
+export const SUBNET = Uint8Array.from({ length: 32 }, (_, i) => 99 - i);
+
+export function message(text: string): UnsignedMessage {
+  return newUnsignedMessage(NETWORK_ID, CHAIN, new TextEncoder().encode(text));
+}
+
+/** A reproducible secret key: sha256 of the label with the top bits cleared (below the group order). */
+function secretKey(label: string): SecretKey {
+  const bytes = createHash('sha256').update(label).digest();
+  bytes[0] = bytes[0]! & 0x3f;
+  return blst.secretKeyFromBytes(bytes);
+}
+
+export interface TestValidator {
+  nodeId: string;
+  weight: bigint;
+  sk: SecretKey;
+  pkHex: string;
+}
+
+export interface TestNetwork {
+  validators: TestValidator[];
+  /** What the P-Chain would report: the keyed validators and one keyless entry. */
+  entries: ValidatorEntry[];
+  set: CanonicalSet;
+  byKey: Map<string, TestValidator>;
+}
+
+/** Validators with the given weights (in order) plus a keyless entry carrying `keylessWeight`. */
+export function testNetwork(weights: readonly number[], keylessWeight = 0, label = 'agg'): TestNetwork {
+  const validators = weights.map((w, i): TestValidator => {
+    const sk = secretKey(`${label}-${i}`);
+    const nodeId = nodeIdToString(createHash('sha256').update(`${label}-node-${i}`).digest().subarray(0, 20));
+    return { nodeId, weight: BigInt(w), sk, pkHex: bytesToHex(blst.publicKeyOf(sk).bytes) };
+  });
+  const entries: ValidatorEntry[] = validators.map((v) => ({ nodeId: v.nodeId, weight: v.weight, publicKey: blst.publicKeyOf(v.sk).bytes }));
+  if (keylessWeight > 0) entries.push({ nodeId: 'NodeID-111111111111111111116DBWJs', weight: BigInt(keylessWeight), publicKey: null });
+  return { validators, entries, set: canonicalSet(entries, blst), byKey: new Map(validators.map((v) => [v.pkHex, v])) };
+}
+
+export function sign(v: TestValidator, bytes: Uint8Array): Uint8Array {
+  return blst.sign(v.sk, bytes).bytes;
+}
+
+/** Two signatures that are each wrong but whose sum is the sum of the right ones. */
+export function cancellingPair(a: Uint8Array, b: Uint8Array): [Uint8Array, Uint8Array] {
+  const G2 = bls12_381.G2.Point;
+  const offset = G2.fromBytes(blst.sign(secretKey('offset'), new TextEncoder().encode('offset')).bytes);
+  return [G2.fromBytes(a).add(offset).toBytes(true), G2.fromBytes(b).subtract(offset).toBytes(true)];
+}
+
+export type Behaviour =
+  | { kind: 'honest'; delayMs?: number }
+  | { kind: 'silent' }
+  | { kind: 'refuse'; delayMs?: number }
+  | { kind: 'fail' }
+  | { kind: 'disconnected' }
+  | { kind: 'otherMessage' }
+  | { kind: 'otherKey' }
+  | { kind: 'outsideSubgroup' }
+  | { kind: 'garbage' }
+  | { kind: 'infinity' }
+  | { kind: 'fixed'; signature: Uint8Array; delayMs?: number };
+
+const INFINITY_G2 = (() => {
+  const b = new Uint8Array(96);
+  b[0] = 0xc0;
+  return b;
+})();
+
+/** An in-process PeerSource: each key answers as its behaviour says, honouring timeouts and aborts. */
+export class FakePeers implements PeerSource {
+  /** Keys asked, in order. */
+  readonly requests: string[] = [];
+  readonly penalties: { pkHex: string; reason: string }[] = [];
+  aborted = 0;
+  private readonly behaviours = new Map<string, Behaviour>();
+
+  constructor(private readonly net: TestNetwork) {}
+
+  set(pkHex: string, b: Behaviour): this {
+    this.behaviours.set(pkHex, b);
+    return this;
+  }
+
+  behaviourOf(pkHex: string): Behaviour {
+    return this.behaviours.get(pkHex) ?? { kind: 'honest' };
+  }
+
+  isConnected(pkHex: string): boolean {
+    return this.behaviourOf(pkHex).kind !== 'disconnected' && this.net.byKey.has(pkHex);
+  }
+
+  penalize(pkHex: string, reason: string): void {
+    this.penalties.push({ pkHex, reason });
+  }
+
+  askedWeight(): bigint {
+    return this.requests.reduce((sum, k) => sum + this.net.byKey.get(k)!.weight, 0n);
+  }
+
+  request(pkHex: string, req: SignatureRequest, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<PeerAnswer> {
+    this.requests.push(pkHex);
+    const v = this.net.byKey.get(pkHex)!;
+    const b = this.behaviourOf(pkHex);
+    const answer = (): PeerAnswer | Error => {
+      switch (b.kind) {
+        case 'honest':
+          return { kind: 'signature', signature: sign(v, req.message) };
+        case 'refuse':
+          return { kind: 'refused', reason: 'policy: not signing this' };
+        case 'fail':
+          return new PeerRequestError('disconnected', pkHex, 'connection closed');
+        case 'otherMessage':
+          return { kind: 'signature', signature: sign(v, new TextEncoder().encode('something else')) };
+        case 'otherKey':
+          return { kind: 'signature', signature: blst.sign(secretKey('a stranger'), req.message).bytes };
+        case 'outsideSubgroup':
+          return { kind: 'signature', signature: g2PointOutsideSubgroup() };
+        case 'garbage':
+          return { kind: 'signature', signature: Uint8Array.from({ length: 96 }, (_, i) => (i * 37 + 11) & 0xff) };
+        case 'infinity':
+          return { kind: 'signature', signature: INFINITY_G2 };
+        case 'fixed':
+          return { kind: 'signature', signature: b.signature };
+        default:
+          return new PeerRequestError('not-connected', pkHex, 'no connection');
+      }
+    };
+    const delayMs = 'delayMs' in b && b.delayMs !== undefined ? b.delayMs : b.kind === 'silent' ? Number.POSITIVE_INFINITY : 1;
+    return new Promise<PeerAnswer>((resolve, reject) => {
+      const timers: NodeJS.Timeout[] = [];
+      const cleanup = (): void => {
+        timers.forEach(clearTimeout);
+        opts.signal?.removeEventListener('abort', onAbort);
+      };
+      const onAbort = (): void => {
+        cleanup();
+        this.aborted++;
+        reject(new PeerRequestError('aborted', pkHex, 'aborted'));
+      };
+      if (opts.signal?.aborted) return onAbort();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.timeoutMs !== undefined) {
+        timers.push(
+          setTimeout(() => {
+            cleanup();
+            reject(new PeerRequestError('timeout', pkHex, 'timed out'));
+          }, opts.timeoutMs),
+        );
+      }
+      if (Number.isFinite(delayMs)) {
+        timers.push(
+          setTimeout(() => {
+            cleanup();
+            const a = answer();
+            if (a instanceof Error) reject(a);
+            else resolve(a);
+          }, delayMs),
+        );
+      }
+    });
+  }
+}
+
+export function fixedSets(net: TestNetwork): ValidatorSets & { gets: number } {
+  const sets = {
+    gets: 0,
+    get: async (): Promise<CanonicalSet> => {
+      sets.gets++;
+      return net.set;
+    },
+    signingSubnetFor: async (): Promise<Uint8Array> => SUBNET,
+  };
+  return sets;
+}
+
+export function weightOfKeys(net: TestNetwork, keys: Iterable<string>): bigint {
+  let w = 0n;
+  for (const k of keys) w += net.byKey.get(k)!.weight;
+  return w;
+}

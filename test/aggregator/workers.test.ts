@@ -1,0 +1,81 @@
+// The BLS tasks the collection runs in the worker pool, through the real pool: the blinded fold
+// and its rejections, the final check over running aggregates, and bisection.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BlsWorkerPool } from '../../src/aggregator/worker-pool.js';
+import { g2PointOutsideSubgroup } from '../bls/helpers.js';
+import { blst, cancellingPair, message, sign, testNetwork } from './helpers.js';
+
+const net = testNetwork(Array.from({ length: 256 }, (_, i) => i + 1), 0, 'workers');
+const msg = message('worker tasks').bytes;
+const pks = net.validators.map((v) => blst.publicKeyOf(v.sk).bytes);
+const good = net.validators.map((v) => sign(v, msg));
+
+let pool: BlsWorkerPool;
+beforeAll(async () => {
+  pool = new BlsWorkerPool({ backend: 'blst', threads: 2 });
+  await pool.warm();
+});
+afterAll(async () => {
+  await pool.close();
+});
+
+describe('fold and finalize', () => {
+  it('folds batches into running aggregates whose final check passes and whose sum is the plain aggregate', async () => {
+    const a = await pool.fold({ sigs: good.slice(0, 10), pks: pks.slice(0, 10) });
+    const b = await pool.fold({ sigs: good.slice(10, 30), pks: pks.slice(10, 30), base: [a.partial!] });
+    expect(a.rejected).toEqual([]);
+    const done = await pool.finalize({ message: msg, parts: [b.partial!] });
+    expect(done.valid).toBe(true);
+    const plain = blst.aggregateSignatures(good.slice(0, 30).map((s) => blst.signatureFromBytes(s))).bytes;
+    expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
+  });
+
+  it('rejects bytes outside the subgroup, garbage, infinity and wrong lengths by index, and folds the rest', async () => {
+    const infinity = new Uint8Array(96);
+    infinity[0] = 0xc0;
+    const sigs = [good[0]!, g2PointOutsideSubgroup(), good[2]!, new Uint8Array(96).fill(0xab), infinity, good[5]!.subarray(0, 95), good[6]!];
+    const r = await pool.fold({ sigs, pks: pks.slice(0, 7) });
+    expect(r.rejected).toEqual([1, 3, 4, 5]);
+    expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
+  });
+
+  it('a batch with nothing usable and no base gives no aggregate', async () => {
+    const r = await pool.fold({ sigs: [g2PointOutsideSubgroup()], pks: [pks[0]!] });
+    expect(r).toEqual({ partial: null, rejected: [0] });
+  });
+
+  it('the final check fails for a signature over another message, and for a cancelling pair', async () => {
+    const wrong = [...good.slice(0, 8)];
+    wrong[3] = sign(net.validators[3]!, message('another').bytes);
+    const r1 = await pool.fold({ sigs: wrong, pks: pks.slice(0, 8) });
+    expect((await pool.finalize({ message: msg, parts: [r1.partial!] })).valid).toBe(false);
+
+    const pair = [...good.slice(0, 8)];
+    [pair[2], pair[5]] = cancellingPair(good[2]!, good[5]!);
+    // The plain sum is unchanged, so a plain aggregate check would pass; the blinded one does not.
+    const plainPk = blst.aggregatePublicKeys(pks.slice(0, 8).map((p) => blst.publicKeyFromBytes(p)));
+    const plainSig = blst.aggregateSignatures(pair.map((s) => blst.signatureFromBytes(s)));
+    expect(blst.verify(plainPk, msg, plainSig)).toBe(true);
+    const r2 = await pool.fold({ sigs: pair, pks: pks.slice(0, 8) });
+    expect((await pool.finalize({ message: msg, parts: [r2.partial!] })).valid).toBe(false);
+    expect(await pool.findInvalid({ message: msg, sigs: pair, pks: pks.slice(0, 8) })).toEqual([2, 5]);
+  });
+});
+
+describe('bisection', () => {
+  it('finds exactly the bad signatures in a batch of 256', async () => {
+    const sigs = [...good];
+    const bad = [0, 3, 77, 78, 128, 200, 255];
+    bad.forEach((i, k) => {
+      sigs[i] = k % 3 === 0 ? sign(net.validators[i]!, message('other').bytes) : k % 3 === 1 ? sign(net.validators[(i + 1) % 256]!, msg) : new Uint8Array(96).fill(7);
+    });
+    expect(await pool.findInvalid({ message: msg, sigs, pks })).toEqual(bad);
+  });
+
+  it('finds nothing in an all-good batch and everything in an all-bad one', async () => {
+    expect(await pool.findInvalid({ message: msg, sigs: good.slice(0, 32), pks: pks.slice(0, 32) })).toEqual([]);
+    const other = message('x').bytes;
+    const allBad = net.validators.slice(0, 5).map((v) => sign(v, other));
+    expect(await pool.findInvalid({ message: msg, sigs: allBad, pks: pks.slice(0, 5) })).toEqual([0, 1, 2, 3, 4]);
+  });
+});

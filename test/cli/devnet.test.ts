@@ -1,0 +1,109 @@
+// `warpgate devnet --json` through the real binary, as a user (or a CI script) runs it: one JSON
+// line on stdout once ready, a working service behind it, and a clean exit 0 on SIGTERM that
+// leaves no signer host processes behind.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createNobleBackend } from '../../src/bls/noble-backend.js';
+import { PChainClient } from '../../src/validators/pchain-client.js';
+import { verifySignedMessage } from '../../src/validators/verify.js';
+import { parseCb58Id } from '../../src/warp/cb58.js';
+import { bytesToHex, hexToBytes } from '../../src/warp/hex.js';
+import { encodeAddressedCall } from '../../src/warp/payload.js';
+import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
+
+const BIN = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
+
+/** Processes whose parent is `pid` (from /proc, so nothing but Linux is needed). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4 (after the parenthesised command, which may hold spaces) is the parent pid.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // The process went away while we looked.
+    }
+  }
+  return out;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie has exited; only its parent has not reaped it yet.
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+let child: ChildProcess | undefined;
+afterAll(() => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+describe('warpgate devnet --json', () => {
+  it('prints one JSON line, serves aggregations, and exits 0 on SIGTERM leaving no children', async () => {
+    child = spawn(process.execPath, [BIN, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const proc = child;
+    let stdout = '';
+    let stderr = '';
+    proc.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = once(proc, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+
+    const until = Date.now() + 45_000;
+    while (!stdout.includes('\n')) {
+      if (proc.exitCode !== null) throw new Error(`devnet exited with ${proc.exitCode}: ${stderr.slice(-2000)}`);
+      if (Date.now() > until) throw new Error(`no JSON line within 45 s; stderr: ${stderr.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const info = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as Record<string, unknown>;
+    expect(info).toMatchObject({ networkId: expect.any(Number), validators: 6 });
+    for (const key of ['url', 'subnetId', 'blockchainId', 'pchainUrl', 'l1ConversionTxId']) expect(typeof info[key]).toBe('string');
+    expect(info.byzantine).toEqual([expect.stringMatching(/^NodeID-/)]);
+    // --port 0 prints the port the service really listens on.
+    const url = new URL(info.url as string);
+    expect(Number(url.port)).toBeGreaterThan(0);
+
+    const unsigned = newUnsignedMessage(
+      info.networkId as number,
+      parseCb58Id(info.blockchainId as string),
+      encodeAddressedCall(new Uint8Array(20), new TextEncoder().encode('from the cli test')),
+    );
+    const res = await fetch(`${info.url as string}/v1/signatureAggregator/fuji/aggregateSignatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: bytesToHex(unsigned.bytes) }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(res.status).toBe(201);
+    const { signedMessage } = (await res.json()) as { signedMessage: string };
+    const entries = await new PChainClient({ nodeBaseUrl: info.pchainUrl as string }).getCurrentValidators(parseCb58Id(info.subnetId as string));
+    expect(verifySignedMessage(hexToBytes(signedMessage), entries, 67, info.networkId as number, createNobleBackend()).valid).toBe(true);
+
+    const hosts = childrenOf(proc.pid!);
+    expect(hosts.length).toBeGreaterThan(0);
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+    const [code, signal] = await exited;
+    clearTimeout(timer);
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    const deadline = Date.now() + 5_000;
+    while (hosts.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(hosts.filter(alive)).toEqual([]);
+  }, 90_000);
+});
