@@ -38,6 +38,8 @@ export const SCHEMA = {
   'workers.maxQueue': { type: ms(16, 1_000_000), default: 4096, doc: 'BLS tasks waiting at most' },
   'aggregation.deadlineMs': { type: ms(100, 60_000), default: 5000, doc: 'longest an aggregation may take' },
   'aggregation.requestTimeoutMs': { type: ms(50, 60_000), default: 2000, doc: 'longest one peer request may take' },
+  'aggregation.fanOutExtraPercent': { type: ms(0, 100), default: 100, doc: 'weight asked beyond what is missing, in % of the total: 100 asks every connected validator at once (lowest latency); lower values spare validators and ask more only as answers fail or are slow' },
+  'aggregation.hedgeMs': { type: ms(10, 60_000), default: 250, doc: 'a validator silent this long counts as slow and the next ones are asked' },
   'aggregation.maxConcurrent': { type: ms(1, 10_000), default: 64, doc: 'aggregations at once; past it 503 with Retry-After' },
   'validatorSets.currentTtlMs': { type: ms(0, 600_000), default: 2000, doc: 'how long the current validator set is reused' },
   'validatorSets.maxEntries': { type: ms(1, 10_000), default: 64, doc: 'validator sets kept' },

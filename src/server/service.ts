@@ -110,6 +110,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     deadlineMs: config.aggregation.deadlineMs,
     requestTimeoutMs: config.aggregation.requestTimeoutMs,
     maxConcurrent: config.aggregation.maxConcurrent,
+    fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
     strategy: opts.strategy,
     events: {
       onResponse: (result) => m.signatureResponses.inc({ result }),
