@@ -42,6 +42,7 @@ export const SCHEMA = {
   'aggregation.hedgeMs': { type: ms(10, 60_000), default: 250, doc: 'a validator silent this long counts as slow and the next ones are asked' },
   'aggregation.maxConcurrent': { type: ms(1, 10_000), default: 64, doc: 'aggregations at once; past it 503 with Retry-After' },
   'validatorSets.currentTtlMs': { type: ms(0, 600_000), default: 2000, doc: 'how long the current validator set is reused' },
+  'validatorSets.currentMaxStaleMs': { type: ms(0, 600_000), default: 30_000, doc: 'after the TTL, how long the current set still answers at once while it is refreshed in the background' },
   'validatorSets.maxEntries': { type: ms(1, 10_000), default: 64, doc: 'validator sets kept' },
   'validatorSets.nodeTimeoutMs': { type: ms(100, 120_000), default: 5000, doc: 'timeout of one P-Chain call' },
   'signatureCache.maxMessages': { type: ms(0, 10_000_000), default: 10_000, doc: 'messages whose signatures are kept' },

@@ -2,7 +2,10 @@
 // chain. Every aggregation needs one set, and fetching plus validating keys is the slow part of
 // starting one, so:
 // - a set at a fixed height never changes: cached, least recently used evicted beyond maxEntries;
-// - height 0 means "current" (platform.getCurrentValidators): cached for a short TTL only;
+// - height 0 means "current" (platform.getCurrentValidators): cached for a short TTL; after it,
+//   up to currentMaxStaleMs, the cached set still answers at once while one background fetch
+//   refreshes it (a 1,000-validator set takes ~150 ms to fetch and check: no request should wait
+//   for that every few seconds); past that, requests wait for the fetch;
 // - concurrent requests for one set share one fetch; a failed fetch is not cached, so the next
 //   request tries again;
 // - parsed BLS keys are remembered across sets (PublicKeyCache), so refreshing the current set
@@ -26,6 +29,8 @@ export interface ValidatorSetCacheOptions {
   bls: BlsBackend;
   /** How long the current set (height 0) is reused. Default 2000 ms. */
   currentTtlMs?: number;
+  /** How long an expired current set may still answer while it is refreshed. Default 30000 ms. */
+  currentMaxStaleMs?: number;
   /** Sets kept per kind (fixed heights; current sets). Default 64. */
   maxEntries?: number;
   /** Source chain → signing subnet mappings kept. Default 4096. */
@@ -40,10 +45,11 @@ export class ValidatorSetCache {
   private readonly client: ValidatorSetSource;
   private readonly bls: BlsBackend;
   private readonly currentTtlMs: number;
+  private readonly currentMaxStaleMs: number;
   private readonly now: () => number;
   private readonly keys: PublicKeyCache;
   private readonly atHeight: LruMap<string, CanonicalSet>;
-  private readonly current: LruMap<string, { set: CanonicalSet; expiresAt: number }>;
+  private readonly current: LruMap<string, { set: CanonicalSet; expiresAt: number; staleUntil: number }>;
   private readonly setsInFlight = new Map<string, Promise<CanonicalSet>>();
   private readonly subnets: LruMap<string, Uint8Array>;
   private readonly subnetsInFlight = new Map<string, Promise<Uint8Array>>();
@@ -52,6 +58,7 @@ export class ValidatorSetCache {
     this.client = options.client;
     this.bls = options.bls;
     this.currentTtlMs = options.currentTtlMs ?? 2000;
+    this.currentMaxStaleMs = Math.max(this.currentTtlMs, options.currentMaxStaleMs ?? 30_000);
     this.now = options.now ?? Date.now;
     const maxEntries = options.maxEntries ?? 64;
     this.keys = new PublicKeyCache(options.bls, options.maxKeyEntries ?? DEFAULT_KEY_CACHE_ENTRIES);
@@ -76,14 +83,23 @@ export class ValidatorSetCache {
     const key = `${bytesToHex(subnetId)}:${pChainHeight}`;
     if (pChainHeight === 0) {
       const hit = this.current.get(key);
-      if (hit && hit.expiresAt > this.now()) return Promise.resolve(hit.set);
+      const now = this.now();
+      if (hit && hit.expiresAt > now) return Promise.resolve(hit.set);
+      if (hit && hit.staleUntil > now) {
+        // Refresh in the background; a failure leaves the stale set until staleUntil.
+        if (!this.setsInFlight.has(key)) this.fetchSet(key, subnetId, 0).catch(() => undefined);
+        return Promise.resolve(hit.set);
+      }
     } else {
       const hit = this.atHeight.get(key);
       if (hit) return Promise.resolve(hit);
     }
     const pending = this.setsInFlight.get(key);
     if (pending) return pending;
+    return this.fetchSet(key, subnetId, pChainHeight);
+  }
 
+  private fetchSet(key: string, subnetId: Uint8Array, pChainHeight: number): Promise<CanonicalSet> {
     const subnet = Uint8Array.from(subnetId);
     const fetch = (async () => {
       const entries =
@@ -91,7 +107,8 @@ export class ValidatorSetCache {
           ? await this.client.getCurrentValidators(subnet)
           : await this.client.getValidatorsAt(pChainHeight, subnet);
       const set = canonicalSet(entries, this.bls, this.keys);
-      if (pChainHeight === 0) this.current.set(key, { set, expiresAt: this.now() + this.currentTtlMs });
+      const now = this.now();
+      if (pChainHeight === 0) this.current.set(key, { set, expiresAt: now + this.currentTtlMs, staleUntil: now + this.currentMaxStaleMs });
       else this.atHeight.set(key, set);
       return set;
     })().finally(() => this.setsInFlight.delete(key));

@@ -70,7 +70,7 @@ describe('ValidatorSetCache', () => {
   it('keeps the current set (height 0) only for its TTL', async () => {
     let now = 1_000;
     const source = new FakeSource();
-    const cache = new ValidatorSetCache({ client: source, bls, currentTtlMs: 2000, now: () => now });
+    const cache = new ValidatorSetCache({ client: source, bls, currentTtlMs: 2000, currentMaxStaleMs: 0, now: () => now });
     const first = await cache.get(SUBNET, 0);
     now += 1999;
     expect(await cache.get(SUBNET, 0)).toBe(first);
@@ -79,6 +79,27 @@ describe('ValidatorSetCache', () => {
     const second = await cache.get(SUBNET, 0);
     expect(second).not.toBe(first);
     expect(source.calls).toHaveLength(2);
+  });
+
+  it('after the TTL answers with the stale current set at once and refreshes it in the background, until currentMaxStaleMs', async () => {
+    let now = 1_000;
+    const source = new FakeSource();
+    const cache = new ValidatorSetCache({ client: source, bls, currentTtlMs: 2000, currentMaxStaleMs: 10_000, now: () => now });
+    const first = await cache.get(SUBNET, 0);
+    now += 2500;
+    source.hold(); // the background refresh stays in flight until released
+    expect(await cache.get(SUBNET, 0)).toBe(first);
+    expect(await cache.get(SUBNET, 0)).toBe(first);
+    expect(source.calls).toHaveLength(2); // one background refresh, not one per request
+    source.release();
+    await new Promise((r) => setTimeout(r, 0));
+    const refreshed = await cache.get(SUBNET, 0);
+    expect(refreshed).not.toBe(first);
+    expect(source.calls).toHaveLength(2);
+    now += 10_001; // past staleUntil of the refreshed set: the request waits for a new fetch
+    const third = await cache.get(SUBNET, 0);
+    expect(third).not.toBe(refreshed);
+    expect(source.calls).toHaveLength(3);
   });
 
   it('evicts the least recently used set beyond maxEntries', async () => {
