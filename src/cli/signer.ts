@@ -20,7 +20,9 @@ const USAGE = `usage: warpgate signer --key FILE (--listen PORT | --connect URL)
   --host HOST                address to listen on (default 127.0.0.1; 0.0.0.0 for all)
   --connect URL              dial the service, e.g. ws://service:8080/v1/peers (repeatable)
   --policy FILE              what to sign: {"networkId": N, "allowedSourceChains": ["<cb58>"],
-                             "confirmWithNode": "http://127.0.0.1:9650"} (last key optional)
+                             "confirmWithNode": "http://127.0.0.1:9650",
+                             "pchainNode": "http://127.0.0.1:9650"} (last two optional; pchainNode
+                             signs P-Chain L1 messages that node's P-Chain state justifies)
   --network-id N             instead of --policy: the one network ID to sign for
   --allow-source-chain CB58  instead of --policy: a source chain to sign for (repeatable)
   --node URL                 let the validator's node decide and sign (warp_getMessageSignature);
@@ -144,6 +146,7 @@ export async function run(argv: string[]): Promise<number> {
               networkId: policyConfig.networkId,
               allowedSourceChains: policyConfig.allowedSourceChains.map(idToString),
               ...(policyConfig.confirmWithNode ? { confirmWithNode: policyConfig.confirmWithNode } : {}),
+              ...(policyConfig.pchainNode ? { pchainNode: policyConfig.pchainNode } : {}),
             },
           }
         : {}),

@@ -1,20 +1,25 @@
 // The signer's policy file:
-//   { "networkId": 12345, "allowedSourceChains": ["<cb58>", …], "confirmWithNode": "http://127.0.0.1:9650" }
-// (the last key optional). Parsed strictly: unknown keys and wrong types are errors naming the key.
+//   { "networkId": 12345, "allowedSourceChains": ["<cb58>", …], "confirmWithNode": "http://127.0.0.1:9650",
+//     "pchainNode": "http://127.0.0.1:9650" }
+// (the last two keys optional). With pchainNode, P-Chain-sourced L1 messages are signed when that
+// node's P-Chain state justifies them (PChainPolicy); without it they are refused.
+// Parsed strictly: unknown keys and wrong types are errors naming the key.
 import { readFile } from 'node:fs/promises';
 import { parseCb58Id } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { AllPolicies, NodeConfirmedPolicy, PolicyError, StaticPolicy } from './policy.js';
 import type { SigningPolicy } from './types.js';
 import { parseNodeUrl } from './node-rpc.js';
+import { PChainPolicy } from './pchain-policy.js';
 
 export interface PolicyConfig {
   networkId: number;
   allowedSourceChains: Uint8Array[];
   confirmWithNode?: string;
+  pchainNode?: string;
 }
 
-const KEYS = new Set(['networkId', 'allowedSourceChains', 'confirmWithNode']);
+const KEYS = new Set(['networkId', 'allowedSourceChains', 'confirmWithNode', 'pchainNode']);
 
 export function parsePolicy(text: string, source = 'policy'): PolicyConfig {
   const bad = (msg: string): PolicyError => new PolicyError(`${source}: ${msg}`);
@@ -27,7 +32,7 @@ export function parsePolicy(text: string, source = 'policy'): PolicyConfig {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('must be a JSON object');
   const obj = raw as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (!KEYS.has(key)) throw bad(`unknown key "${key}" (allowed: networkId, allowedSourceChains, confirmWithNode)`);
+    if (!KEYS.has(key)) throw bad(`unknown key "${key}" (allowed: ${[...KEYS].join(', ')})`);
   }
   const networkId = obj.networkId;
   if (networkId === undefined) throw bad('"networkId" is required');
@@ -46,10 +51,11 @@ export function parsePolicy(text: string, source = 'policy'): PolicyConfig {
     }
   });
   const config: PolicyConfig = { networkId: networkId as number, allowedSourceChains };
-  if (obj.confirmWithNode !== undefined) {
-    if (typeof obj.confirmWithNode !== 'string') throw bad('"confirmWithNode" must be a URL string');
+  for (const key of ['confirmWithNode', 'pchainNode'] as const) {
+    if (obj[key] === undefined) continue;
+    if (typeof obj[key] !== 'string') throw bad(`"${key}" must be a URL string`);
     try {
-      config.confirmWithNode = parseNodeUrl(obj.confirmWithNode as string, '"confirmWithNode"');
+      config[key] = parseNodeUrl(obj[key] as string, `"${key}"`);
     } catch (err) {
       throw bad((err as Error).message);
     }
@@ -70,5 +76,6 @@ export async function readPolicyFile(path: string): Promise<PolicyConfig> {
 /** The policy a config describes: the static rules, then the node's confirmation if asked for. */
 export function policyFromConfig(config: PolicyConfig): SigningPolicy {
   const rules = new StaticPolicy(config);
-  return config.confirmWithNode ? new AllPolicies([rules, new NodeConfirmedPolicy(config.confirmWithNode)]) : rules;
+  const chains = config.confirmWithNode ? new AllPolicies([rules, new NodeConfirmedPolicy(config.confirmWithNode)]) : rules;
+  return config.pchainNode ? new PChainPolicy({ networkId: config.networkId, nodeUrl: config.pchainNode, otherChains: chains }) : chains;
 }

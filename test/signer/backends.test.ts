@@ -6,6 +6,7 @@ import { KeyFileBackend, SignerKeyError, readSignerKey } from '../../src/signer/
 import { NodeBackend } from '../../src/signer/node-backend.js';
 import { AllPolicies, NodeConfirmedPolicy, PolicyError, StaticPolicy } from '../../src/signer/policy.js';
 import { parsePolicy, policyFromConfig, readPolicyFile } from '../../src/signer/policy-file.js';
+import { PChainPolicy } from '../../src/signer/pchain-policy.js';
 import type { SigningPolicy } from '../../src/signer/types.js';
 import { idToString } from '../../src/warp/cb58.js';
 import { bytesTo0xHex } from '../../src/warp/hex.js';
@@ -53,6 +54,15 @@ describe('policy file', () => {
     expect(policyFromConfig(parsePolicy(JSON.stringify(good)))).toBeInstanceOf(StaticPolicy);
   });
 
+  it('with pchainNode checks P-Chain messages against that node and leaves other chains to the static rules', async () => {
+    const cfg = parsePolicy(JSON.stringify({ ...good, pchainNode: 'http://127.0.0.1:9650/' }));
+    expect(cfg.pchainNode).toBe('http://127.0.0.1:9650');
+    const p = policyFromConfig(cfg);
+    expect(p).toBeInstanceOf(PChainPolicy);
+    expect(await p.check(message('ok'), none)).toBeNull();
+    expect(await p.check(message('x', { chain: CHAIN_B }), none)).toContain(idToString(CHAIN_B));
+  });
+
   it.each([
     ['not JSON', '{', /not valid JSON/],
     ['an unknown key', JSON.stringify({ ...good, networkID: 1 }), /unknown key "networkID"/],
@@ -62,6 +72,7 @@ describe('policy file', () => {
     ['a chain with a bad checksum', JSON.stringify({ ...good, allowedSourceChains: ['11111111111111111111111111111111LpoYX'] }), /"allowedSourceChains"\[0\]/],
     ['a hex chain', JSON.stringify({ ...good, allowedSourceChains: ['0x' + '00'.repeat(32)] }), /"allowedSourceChains"\[0\]/],
     ['a confirmWithNode that is not http', JSON.stringify({ ...good, confirmWithNode: 'ws://x' }), /"confirmWithNode"/],
+    ['a pchainNode that is not a URL', JSON.stringify({ ...good, pchainNode: 42 }), /"pchainNode"/],
   ])('rejects %s with an error naming the key', (_name, text, pattern) => {
     expect(() => parsePolicy(text, 'policy.json')).toThrow(pattern);
     expect(() => parsePolicy(text, 'policy.json')).toThrow(/^policy\.json: /);
