@@ -16,6 +16,7 @@
 // strings, through PChainClient's lossless parser) and as hex for what the JSON lacks: the type
 // ID that says which transaction it is, and bytes whose sha256 must be the requested txID, so a
 // confused or hostile node cannot pass off another transaction.
+import { readBodyCapped } from '../util/read-body.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { AggregationRequest, ValidatorSets } from '../aggregator/aggregator.js';
 import { ID_LENGTH, idToString, parseCb58Id, parseId } from '../warp/cb58.js';
@@ -403,7 +404,9 @@ function nodeNetworkId(nodeBaseUrl: string): () => Promise<number> {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
         signal: AbortSignal.timeout(INFO_TIMEOUT_MS),
       });
-      body = JSON.parse(await readCapped(res, INFO_MAX_BYTES));
+      const text = await readBodyCapped(res, INFO_MAX_BYTES);
+      if (text === null) throw new RangeError(`answer larger than ${INFO_MAX_BYTES} bytes`);
+      body = JSON.parse(text);
     } catch (err) {
       if (err instanceof SyntaxError || err instanceof RangeError) throw new PChainError(method, 'bad-response', err.message, { cause: err });
       const timedOut = (err as Error).name === 'TimeoutError';
@@ -425,21 +428,3 @@ function nodeNetworkId(nodeBaseUrl: string): () => Promise<number> {
   };
 }
 
-/** The body as text; a RangeError past `limit` bytes (the rest is not read). */
-async function readCapped(res: Response, limit: number): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new RangeError(`answer larger than ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}

@@ -1,5 +1,6 @@
 // A minimal client for a validator node's EVM warp API (`/ext/bc/{chainID}/rpc`, geth-style
 // JSON-RPC; protocol.md section 7). Bounded: every call has a deadline and a response size cap.
+import { readBodyCapped } from '../util/read-body.js';
 import { idToString } from '../warp/cb58.js';
 
 export const DEFAULT_NODE_TIMEOUT_MS = 3_000;
@@ -30,24 +31,6 @@ export function parseNodeUrl(text: string, what = 'node URL'): string {
   return text.replace(/\/+$/, '');
 }
 
-async function readBounded(res: Response, limit: number): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > limit) {
-      await reader.cancel();
-      throw new Error(`response exceeds ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Calls `method` on the chain's RPC endpoint and returns the JSON-RPC `result`. */
 export async function callChainRpc(
   nodeUrl: string,
@@ -67,7 +50,9 @@ export async function callChainRpc(
       signal: AbortSignal.timeout(timeoutMs),
     });
     status = res.status;
-    text = await readBounded(res, MAX_RESPONSE_BYTES);
+    const capped = await readBodyCapped(res, MAX_RESPONSE_BYTES);
+    if (capped === null) throw new Error(`response exceeds ${MAX_RESPONSE_BYTES} bytes`);
+    text = capped;
   } catch (err) {
     const e = err as Error;
     const detail = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : ((e.cause as Error | undefined)?.message ?? e.message);

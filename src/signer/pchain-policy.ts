@@ -17,6 +17,7 @@
 // JSON-RPC, so this policy refuses those (refusing is always safe, signing never is).
 //
 // Any doubt (the node unreachable, an answer it cannot read) is a refusal carrying the reason.
+import { readBodyCapped } from '../util/read-body.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { ID_LENGTH, idToString, parseCb58Id, P_CHAIN_ID } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
@@ -71,24 +72,6 @@ function readUint64(result: Record<string, unknown>, field: string, method: stri
   if (typeof v === 'string' && /^\d{1,20}$/.test(v) && BigInt(v) < 1n << 64n) return BigInt(v);
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
   throw new PChainQueryError(method, false, `the answer's ${field} is not a uint64: ${JSON.stringify(v)}`);
-}
-
-async function readBounded(res: Response): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
-      throw new Error(`response exceeds ${MAX_RESPONSE_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export class PChainPolicy implements SigningPolicy {
@@ -279,7 +262,9 @@ export class PChainPolicy implements SigningPolicy {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = res.status;
-      text = await readBounded(res);
+      const capped = await readBodyCapped(res, MAX_RESPONSE_BYTES);
+      if (capped === null) throw new Error(`response exceeds ${MAX_RESPONSE_BYTES} bytes`);
+      text = capped;
     } catch (err) {
       const e = err as Error;
       const detail = e.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : ((e.cause as Error | undefined)?.message ?? e.message);

@@ -10,6 +10,7 @@
 //   but some (getTx with encoding "json") are JSON numbers that can exceed 2^53. The body is
 //   parsed with parseJsonLossless, which turns any integer a float64 cannot hold into a decimal
 //   string, so callers see either an exact number or an exact string, never a rounded value.
+import { readBodyCapped } from '../util/read-body.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { idToString, parseCb58Id, PRIMARY_NETWORK_ID } from '../warp/cb58.js';
 import { bytesEqual, hexToBytes } from '../warp/hex.js';
@@ -161,7 +162,7 @@ export class PChainClient {
         signal,
       });
       status = res.status;
-      const body = await readBounded(res, this.maxResponseBytes);
+      const body = await readBodyCapped(res, this.maxResponseBytes);
       if (body === null) return new AttemptFailure('bad-response', `response body larger than ${this.maxResponseBytes} bytes`);
       text = body;
     } catch (err) {
@@ -322,30 +323,6 @@ function stripHexChecksum(bytes: Uint8Array): Uint8Array {
     throw new Error('hex tx has a bad checksum');
   }
   return Uint8Array.from(body);
-}
-
-/** The body as text, or null when it exceeds `limit` bytes (the rest is not read). */
-async function readBounded(res: Response, limit: number): Promise<string | null> {
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) {
-    await res.body?.cancel();
-    return null;
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export { PChainError, type PChainErrorKind } from './errors.js';
