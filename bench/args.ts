@@ -1,0 +1,181 @@
+// The quorum benchmark's command line: flags, their defaults and limits. Every mistake is a
+// BenchArgsError naming the flag, so `npm run bench` can print one clear line and exit 2.
+import type { BackendName } from '../src/bls/types.js';
+
+export type WeightShape = 'uniform' | 'skewed';
+
+export interface LatencyModel {
+  /** Median injected answer delay, milliseconds. */
+  medianMs: number;
+  /** Standard deviation of the delay's natural logarithm. */
+  sigma: number;
+}
+
+export interface BenchOptions {
+  validators: number;
+  weights: WeightShape;
+  latency: LatencyModel;
+  /** Percent of validators (by count) that never connect. */
+  offlinePercent: number;
+  /** Percent of validators (by count) that answer with invalid signatures. */
+  byzantinePercent: number;
+  quorumPercentage: number;
+  quorumPercentageBuffer: number;
+  /** Timed aggregations per strategy, each over its own message. */
+  runs: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  backend: BackendName;
+  /** Where to write the JSON; the SVG chart goes next to it. */
+  json: string | undefined;
+  /** Seeds keys, weights, offline/byzantine choice and every delay. */
+  seed: string;
+  /** Untimed aggregations per service process before the timed runs (JIT, caches, sockets). */
+  warmup: number;
+  /** Directory for V8 CPU profiles of the service processes (node --cpu-prof). */
+  cpuProfileDir: string | undefined;
+  /** Child processes hosting the simulated validators. */
+  signerProcesses: number;
+  /** The service's aggregation.fanOutExtraPercent; undefined keeps the service's default. */
+  fanOutExtraPercent: number | undefined;
+}
+
+export const DEFAULT_OPTIONS: BenchOptions = {
+  validators: 100,
+  weights: 'skewed',
+  latency: { medianMs: 40, sigma: 0.5 },
+  offlinePercent: 0,
+  byzantinePercent: 0,
+  quorumPercentage: 67,
+  quorumPercentageBuffer: 0,
+  runs: 20,
+  concurrency: 1,
+  backend: 'blst',
+  json: undefined,
+  seed: 'warpgate-bench',
+  warmup: 3,
+  cpuProfileDir: undefined,
+  signerProcesses: 2,
+  fanOutExtraPercent: undefined,
+};
+
+export const USAGE = `usage: npm run bench -- [--validators N] [--weights uniform|skewed]
+  [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67]
+  [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE]
+  [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--fan-out-extra PCT]`;
+
+export class BenchArgsError extends Error {
+  override readonly name = 'BenchArgsError';
+  constructor(
+    readonly flag: string,
+    readonly reason: string,
+  ) {
+    super(`${flag}: ${reason}`);
+  }
+}
+
+function integer(flag: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw)) throw new BenchArgsError(flag, `must be a whole number, got '${raw}'`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new BenchArgsError(flag, `must be from ${min} to ${max}, got ${n}`);
+  return n;
+}
+
+function percent(flag: string, raw: string): number {
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new BenchArgsError(flag, `must be a percentage from 0 to 100, got '${raw}'`);
+  const n = Number(raw);
+  if (n > 100) throw new BenchArgsError(flag, `must be a percentage from 0 to 100, got ${n}`);
+  return n;
+}
+
+/** `lognormal:MEDIAN_MS:SIGMA`, e.g. `lognormal:40:0.5`. */
+export function parseLatency(raw: string): LatencyModel {
+  const m = /^lognormal:(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)$/.exec(raw);
+  if (!m) throw new BenchArgsError('--latency', `must look like lognormal:MEDIAN_MS:SIGMA (e.g. lognormal:40:0.5), got '${raw}'`);
+  const medianMs = Number(m[1]);
+  const sigma = Number(m[2]);
+  if (medianMs > 10_000) throw new BenchArgsError('--latency', `a median above 10000 ms is not a benchmark, got ${medianMs}`);
+  if (sigma > 3) throw new BenchArgsError('--latency', `sigma must be at most 3, got ${sigma}`);
+  return { medianMs, sigma };
+}
+
+export function parseArgs(argv: readonly string[]): BenchOptions {
+  const o: BenchOptions = { ...DEFAULT_OPTIONS, latency: { ...DEFAULT_OPTIONS.latency } };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const eq = flag.indexOf('=');
+    const name = eq > 0 ? flag.slice(0, eq) : flag;
+    const value = (): string => {
+      if (eq > 0) return flag.slice(eq + 1);
+      const next = argv[i + 1];
+      if (next === undefined) throw new BenchArgsError(name, 'needs a value');
+      i++;
+      return next;
+    };
+    switch (name) {
+      case '--validators':
+        o.validators = integer(name, value(), 2, 10_000);
+        break;
+      case '--weights': {
+        const v = value();
+        if (v !== 'uniform' && v !== 'skewed') throw new BenchArgsError(name, `must be uniform or skewed, got '${v}'`);
+        o.weights = v;
+        break;
+      }
+      case '--latency':
+        o.latency = parseLatency(value());
+        break;
+      case '--offline':
+        o.offlinePercent = percent(name, value());
+        break;
+      case '--byzantine':
+        o.byzantinePercent = percent(name, value());
+        break;
+      case '--quorum':
+        o.quorumPercentage = integer(name, value(), 1, 100);
+        break;
+      case '--buffer':
+        o.quorumPercentageBuffer = integer(name, value(), 0, 99);
+        break;
+      case '--runs':
+        o.runs = integer(name, value(), 1, 100_000);
+        break;
+      case '--concurrency':
+        o.concurrency = integer(name, value(), 1, 1024);
+        break;
+      case '--backend': {
+        const v = value();
+        if (v !== 'blst' && v !== 'noble') throw new BenchArgsError(name, `must be blst or noble, got '${v}'`);
+        o.backend = v;
+        break;
+      }
+      case '--json':
+        o.json = value();
+        break;
+      case '--seed':
+        o.seed = value();
+        break;
+      case '--warmup':
+        o.warmup = integer(name, value(), 0, 1000);
+        break;
+      case '--cpu-prof':
+        o.cpuProfileDir = value();
+        break;
+      case '--signer-processes':
+        o.signerProcesses = integer(name, value(), 1, 64);
+        break;
+      case '--fan-out-extra':
+        o.fanOutExtraPercent = integer(name, value(), 0, 100);
+        break;
+      default:
+        throw new BenchArgsError(name, 'unknown flag');
+    }
+  }
+  if (o.quorumPercentage + o.quorumPercentageBuffer > 100) {
+    throw new BenchArgsError('--buffer', `--quorum + --buffer must be at most 100, got ${o.quorumPercentage + o.quorumPercentageBuffer}`);
+  }
+  if (o.offlinePercent + o.byzantinePercent > 100) {
+    throw new BenchArgsError('--byzantine', '--offline + --byzantine must be at most 100');
+  }
+  return o;
+}

@@ -1,0 +1,344 @@
+// The quorum-latency benchmark: builds the scenario, starts the bench P-Chain and the signer
+// host processes (every validator signs every message before timing starts), then for each
+// strategy starts a fresh service process, connects the validators to it, warms it up, and times
+// the runs over the same messages with the same delays. Afterwards every signed message is
+// verified against the validator set, so the figures are for messages avalanchego would accept.
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import type { Strategy } from '../src/aggregator/collection.js';
+import { canonicalSet } from '../src/validators/canonical-set.js';
+import { verifySignedMessage } from '../src/validators/verify.js';
+import { loadBackend } from '../src/bls/index.js';
+import { hexToBytes } from '../src/warp/hex.js';
+import type { BenchOptions } from './args.js';
+import { HostProcess } from './ipc.js';
+import { runLoad, type RequestOutcome } from './load.js';
+import { startPChainStub } from './pchain-stub.js';
+import { BENCH_NETWORK_ID, buildScenario, type BenchValidator, type Scenario } from './scenario.js';
+import type { ServiceMeasurement, StartRequest } from './service-host.js';
+import type { ConnectRequest, HostMeasurement, PrepareRequest } from './signer-host.js';
+import { summarize, type Percentiles } from './stats.js';
+
+export const STRATEGIES: readonly Strategy[] = ['warpgate', 'perSignatureVerify'];
+
+/**
+ * Handshakes under way at once while connecting validators. Each costs a pure-JS BLS proof on
+ * the signer's side and a pure-JS pairing (100-250 ms on this machine) in the service's two
+ * workers; more at once would outlast the service's 10 s handshake timeout.
+ */
+const CONNECT_WINDOW = 24;
+const CONNECT_CHUNK = 8;
+/** Connecting fails if this long passes without one more validator connecting. */
+const CONNECT_STALL_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface RunSample {
+  /** Index among the timed runs. */
+  run: number;
+  latencyMs: number;
+  idealMs: number;
+  overheadMs: number;
+  /** Validators in the signed message's bitset, and their share of the total weight. */
+  signers: number;
+  signedWeightPercent: number;
+}
+
+export interface StrategyReport {
+  latencyMs: Percentiles;
+  idealMs: Percentiles;
+  overheadMs: Percentiles;
+  cpuMsPerAggregation: number;
+  throughputPerSec: number;
+  aggregations: number;
+  failures: number;
+  firstFailure?: string;
+  service: {
+    eventLoopDelayMs: LoopDelayPercentiles;
+    maxWorkerQueue: number;
+    peakRssMb: number;
+    peakHeapUsedMb: number;
+    /** Resident memory when the timed runs started and ended: growth across runs would show a leak. */
+    rssAtStartMb: number;
+    rssAtEndMb: number;
+    /** [seconds into the timed runs, resident MB], to see whether memory levels off. */
+    rssTimelineMb: [number, number][];
+    responses: Record<string, number>;
+    cpuProfile?: string;
+  };
+  /** Event-loop delay of the processes hosting the validators (their lateness adds to latency). */
+  signerHostsEventLoopDelayMs: LoopDelayPercentiles;
+  /**
+   * CPU the simulated validators spent per aggregation (all host processes): on this one
+   * machine it competes with the service for the same cores.
+   */
+  signerHostsCpuMsPerAggregation: number;
+  connectSeconds: number;
+  samples: RunSample[];
+}
+
+interface LoopDelayPercentiles {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface BenchReport {
+  validators: number;
+  quorumPercentage: number;
+  quorumPercentageBuffer: number;
+  runs: number;
+  warmup: number;
+  concurrency: number;
+  backend: string;
+  signerProcesses: number;
+  /** The service's aggregation.fanOutExtraPercent when the run set it ('default' otherwise). */
+  fanOutExtraPercent: number | 'default';
+  weights: string;
+  latency: { distribution: 'lognormal'; medianMs: number; sigma: number };
+  offlinePercent: number;
+  byzantinePercent: number;
+  offlineWeightPercent: number;
+  byzantineWeightPercent: number;
+  seed: string;
+  /** Load average (1 min) when the run started and ended: other work on the machine skews every figure. */
+  machine: { cpus: number; cpuModel: string; node: string; platform: string; loadAverage: { start: number; end: number } };
+  setupSeconds: { scenario: number; signing: number };
+  warpgate: StrategyReport;
+  perSignatureVerify: StrategyReport;
+}
+
+export class BenchRunError extends Error {
+  override readonly name = 'BenchRunError';
+}
+
+export type Log = (line: string) => void;
+
+const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
+const seconds = (ms: number): number => round(ms / 1000, 1);
+const weightPercent = (w: bigint, total: bigint): number => Number((w * 10_000n) / total) / 100;
+
+interface SignerHost {
+  host: HostProcess;
+  validators: BenchValidator[];
+}
+
+/** Validators spread round-robin over the hosts, so each host gets a share of every weight class. */
+function split(validators: BenchValidator[], hosts: number): BenchValidator[][] {
+  const groups: BenchValidator[][] = Array.from({ length: hosts }, () => []);
+  validators.forEach((v, i) => groups[i % hosts]!.push(v));
+  return groups.filter((g) => g.length > 0);
+}
+
+async function connectValidators(service: HostProcess, signers: SignerHost[], url: string, log: Log): Promise<void> {
+  const total = signers.reduce((a, s) => a + s.validators.length, 0);
+  const cursors = signers.map(() => 0);
+  let launched = 0;
+  let connected = 0;
+  let lastProgress = performance.now();
+  let lastLogged = 0;
+  while (connected < total) {
+    if (launched < total && launched - connected < CONNECT_WINDOW) {
+      const work: Promise<unknown>[] = [];
+      signers.forEach((s, i) => {
+        const from = cursors[i]!;
+        const to = Math.min(s.validators.length, from + Math.ceil(CONNECT_CHUNK / signers.length));
+        if (to <= from) return;
+        cursors[i] = to;
+        launched += to - from;
+        const positions = Array.from({ length: to - from }, (_, k) => from + k);
+        work.push(s.host.call({ type: 'connect', url, positions } satisfies ConnectRequest, 30_000));
+      });
+      await Promise.all(work);
+      continue;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    const now = await service.call<number>({ type: 'connected' }, 10_000);
+    if (now > connected) {
+      connected = now;
+      lastProgress = performance.now();
+    } else if (performance.now() - lastProgress > CONNECT_STALL_MS) {
+      throw new BenchRunError(`only ${connected} of ${total} validators connected; none for ${CONNECT_STALL_MS / 1000} s`);
+    }
+    if (connected - lastLogged >= Math.max(50, total / 10) || connected === total) {
+      lastLogged = connected;
+      log(`  ${connected}/${total} validators connected`);
+    }
+  }
+}
+
+/** Checks every signed message as avalanchego would; returns each one's signers and signed weight share. */
+function verifyAnswers(scenario: Scenario, outcomes: RequestOutcome[], o: BenchOptions): Map<number, { signers: number; signedWeightPercent: number }> {
+  const set = canonicalSet(
+    scenario.validators.map((v) => ({ nodeId: v.nodeId, weight: v.weight, publicKey: hexToBytes(v.publicKeyHex) })),
+    loadBackend('blst'),
+  );
+  const checked = new Map<number, { signers: number; signedWeightPercent: number }>();
+  for (const r of outcomes) {
+    if (!r.signedMessageHex) continue;
+    const result = verifySignedMessage(hexToBytes(r.signedMessageHex), set, o.quorumPercentage, BENCH_NETWORK_ID);
+    if (!result.valid) throw new BenchRunError(`the service returned a signed message that does not verify (run ${r.message}): ${result.reason}`);
+    checked.set(r.message, { signers: result.signers.length, signedWeightPercent: weightPercent(result.signedWeight, result.totalWeight) });
+  }
+  return checked;
+}
+
+async function measureStrategy(
+  strategy: Strategy,
+  o: BenchOptions,
+  scenario: Scenario,
+  signers: SignerHost[],
+  pchainUrl: string,
+  log: Log,
+): Promise<StrategyReport> {
+  const service = HostProcess.start(`service (${strategy})`, 'bench/service-host.ts');
+  try {
+    const start: StartRequest = {
+      type: 'start',
+      strategy,
+      overrides: {
+        port: 0,
+        host: '127.0.0.1',
+        logLevel: 'warn',
+        'upstreams.node': pchainUrl,
+        localNetworkId: BENCH_NETWORK_ID,
+        'bls.backend': o.backend,
+        'aggregation.maxConcurrent': Math.max(64, o.concurrency * 2),
+        ...(o.fanOutExtraPercent === undefined ? {} : { 'aggregation.fanOutExtraPercent': o.fanOutExtraPercent }),
+      },
+    };
+    const { url } = await service.call<{ url: string }>(start, 120_000);
+    log(`${strategy}: service up at ${url}; connecting ${signers.reduce((a, s) => a + s.validators.length, 0)} validators`);
+    const connectStarted = performance.now();
+    await connectValidators(service, signers, `${url.replace(/^http/, 'ws')}/v1/peers`, log);
+    const connectSeconds = seconds(performance.now() - connectStarted);
+
+    const load = (messagesHex: string[], concurrency: number) =>
+      runLoad({ url, messagesHex, concurrency, quorumPercentage: o.quorumPercentage, quorumPercentageBuffer: o.quorumPercentageBuffer, timeoutMs: REQUEST_TIMEOUT_MS });
+    if (scenario.warmup > 0) {
+      const warm = await load(scenario.messagesHex.slice(0, scenario.warmup), 1);
+      const failed = warm.outcomes.find((r) => r.error);
+      if (failed) throw new BenchRunError(`${strategy}: a warm-up aggregation failed (HTTP ${failed.status}): ${failed.error}`);
+    }
+
+    log(`${strategy}: timing ${o.runs} aggregations, ${o.concurrency} at a time`);
+    const profileFile = o.cpuProfileDir ? join(o.cpuProfileDir, `service-${strategy}-${o.validators}.cpuprofile`) : undefined;
+    await service.call({ type: 'measure-start', ...(profileFile ? { cpuProfileFile: profileFile } : {}) }, 10_000);
+    await Promise.all(signers.map((s) => s.host.call({ type: 'measure-start' }, 10_000)));
+    const timed = await load(scenario.messagesHex.slice(scenario.warmup), o.concurrency);
+    const measured = await service.call<ServiceMeasurement>({ type: 'measure-stop' }, 60_000);
+    const signerLoops = await Promise.all(signers.map((s) => s.host.call<HostMeasurement>({ type: 'measure-stop' }, 10_000)));
+    await Promise.all(signers.map((s) => s.host.call({ type: 'disconnect' }, 60_000)));
+
+    const checked = verifyAnswers(scenario, timed.outcomes, o);
+    const ok = timed.outcomes.filter((r) => !r.error);
+    const failures = timed.outcomes.filter((r) => r.error);
+    if (ok.length === 0) throw new BenchRunError(`${strategy}: every aggregation failed; the first (HTTP ${failures[0]?.status}): ${failures[0]?.error}`);
+    const samples: RunSample[] = ok.map((r) => {
+      const idealMs = scenario.idealMs[scenario.warmup + r.message]!;
+      return { run: r.message, latencyMs: round(r.latencyMs), idealMs, overheadMs: round(r.latencyMs - idealMs), ...checked.get(r.message)! };
+    });
+    const mb = (bytes: number): number => round(bytes / 2 ** 20, 1);
+    return {
+      latencyMs: summarize(samples.map((s) => s.latencyMs)),
+      idealMs: summarize(samples.map((s) => s.idealMs)),
+      overheadMs: summarize(samples.map((s) => s.overheadMs)),
+      cpuMsPerAggregation: round((measured.cpuUserMs + measured.cpuSystemMs) / ok.length),
+      throughputPerSec: round((ok.length * 1000) / timed.wallMs, 1),
+      aggregations: ok.length,
+      failures: failures.length,
+      ...(failures[0] ? { firstFailure: `HTTP ${failures[0].status}: ${failures[0].error}` } : {}),
+      service: {
+        eventLoopDelayMs: { p50: round(measured.eventLoopDelay.p50Ms), p99: round(measured.eventLoopDelay.p99Ms), max: round(measured.eventLoopDelay.maxMs) },
+        maxWorkerQueue: measured.maxWorkerQueue,
+        peakRssMb: mb(measured.peakRssBytes),
+        peakHeapUsedMb: mb(measured.peakHeapUsedBytes),
+        rssAtStartMb: mb(measured.rssAtStartBytes),
+        rssAtEndMb: mb(measured.rssAtEndBytes),
+        rssTimelineMb: measured.rssTimeline.map(([ms, bytes]) => [round(ms / 1000, 1), mb(bytes)]),
+        responses: measured.responses,
+        ...(measured.cpuProfileFile ? { cpuProfile: measured.cpuProfileFile } : {}),
+      },
+      signerHostsEventLoopDelayMs: {
+        p50: round(Math.max(...signerLoops.map((l) => l.p50Ms))),
+        p99: round(Math.max(...signerLoops.map((l) => l.p99Ms))),
+        max: round(Math.max(...signerLoops.map((l) => l.maxMs))),
+      },
+      signerHostsCpuMsPerAggregation: round(signerLoops.reduce((a, l) => a + l.cpuMs, 0) / ok.length),
+      connectSeconds,
+      samples,
+    };
+  } finally {
+    await service.stop();
+  }
+}
+
+export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> {
+  const t0 = performance.now();
+  const loadAtStart = loadavg()[0]!;
+  const scenario = buildScenario(o);
+  const scenarioMs = performance.now() - t0;
+  const online = scenario.validators.filter((v) => v.role !== 'offline');
+  log(
+    `${o.validators} validators (${o.weights}), ${online.length} online of which ${online.filter((v) => v.role === 'byzantine').length} byzantine; ` +
+      `${scenario.messagesHex.length} messages; median ideal ${summarize(scenario.idealMs.slice(o.warmup)).p50} ms`,
+  );
+  const stub = await startPChainStub(scenario);
+  const signers: SignerHost[] = [];
+  try {
+    for (const [i, validators] of split(online, o.signerProcesses).entries()) {
+      signers.push({ host: HostProcess.start(`signer host ${i}`, 'bench/signer-host.ts'), validators });
+    }
+    const signingStarted = performance.now();
+    log(`signing ${online.length} × ${scenario.messagesHex.length} messages ahead of time`);
+    await Promise.all(
+      signers.map((s) =>
+        s.host.call(
+          {
+            type: 'prepare',
+            messagesHex: scenario.messagesHex,
+            validators: s.validators.map((v) => ({ secretKeyHex: v.secretKeyHex, byzantine: v.role === 'byzantine', delaysMs: scenario.delaysMs[v.index]! })),
+          } satisfies PrepareRequest,
+          // About 0.6 ms per signature with blst; generous for slow machines.
+          60_000 + s.validators.length * scenario.messagesHex.length * 10,
+        ),
+      ),
+    );
+    const signingMs = performance.now() - signingStarted;
+
+    const results: Partial<Record<Strategy, StrategyReport>> = {};
+    for (const strategy of STRATEGIES) results[strategy] = await measureStrategy(strategy, o, scenario, signers, stub.url, log);
+
+    const model = cpus()[0]?.model ?? 'unknown';
+    return {
+      validators: o.validators,
+      quorumPercentage: o.quorumPercentage,
+      quorumPercentageBuffer: o.quorumPercentageBuffer,
+      runs: o.runs,
+      warmup: o.warmup,
+      concurrency: o.concurrency,
+      backend: o.backend,
+      signerProcesses: o.signerProcesses,
+      fanOutExtraPercent: o.fanOutExtraPercent ?? 'default',
+      weights: o.weights,
+      latency: { distribution: 'lognormal', medianMs: o.latency.medianMs, sigma: o.latency.sigma },
+      offlinePercent: o.offlinePercent,
+      byzantinePercent: o.byzantinePercent,
+      offlineWeightPercent: weightPercent(scenario.offlineWeight, scenario.totalWeight),
+      byzantineWeightPercent: weightPercent(scenario.byzantineWeight, scenario.totalWeight),
+      seed: o.seed,
+      machine: {
+        cpus: cpus().length,
+        cpuModel: model,
+        node: process.version,
+        platform: `${process.platform}/${process.arch}`,
+        loadAverage: { start: round(loadAtStart, 2), end: round(loadavg()[0]!, 2) },
+      },
+      setupSeconds: { scenario: seconds(scenarioMs), signing: seconds(signingMs) },
+      warpgate: results.warpgate!,
+      perSignatureVerify: results.perSignatureVerify!,
+    };
+  } finally {
+    await Promise.all(signers.map((s) => s.host.stop()));
+    await stub.close();
+  }
+}

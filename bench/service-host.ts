@@ -1,0 +1,165 @@
+// Child-process entry running the service under test, alone in its process so that its CPU time
+// per aggregation can be measured (process.cpuUsage covers the main thread and the BLS workers).
+// Around the timed runs it also records event-loop delay, the deepest BLS worker queue, peak
+// memory and, when asked, a V8 CPU profile of exactly that interval.
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { pino } from 'pino';
+import type { Strategy } from '../src/aggregator/collection.js';
+import { loadConfig } from '../src/config/config.js';
+import { startService, type Service } from '../src/server/service.js';
+import { serveHost } from './ipc.js';
+
+export interface StartRequest {
+  type: 'start';
+  overrides: Record<string, unknown>;
+  strategy: Strategy;
+}
+
+export interface MeasureStartRequest {
+  type: 'measure-start';
+  /** Write a .cpuprofile of the measured interval here. */
+  cpuProfileFile?: string;
+}
+
+export interface ServiceMeasurement {
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  wallMs: number;
+  eventLoopDelay: { p50Ms: number; p99Ms: number; maxMs: number };
+  maxWorkerQueue: number;
+  peakRssBytes: number;
+  peakHeapUsedBytes: number;
+  /** Resident memory when the timed runs started and when they ended. */
+  rssAtStartBytes: number;
+  rssAtEndBytes: number;
+  /** Resident memory over the measured interval: [ms since measure-start, bytes], at most ~100 points. */
+  rssTimeline: [number, number][];
+  /** Peer answers during the measured interval by result (valid, invalid, refused, timeout, error). */
+  responses: Record<string, number>;
+  cpuProfileFile?: string;
+}
+
+/** How often the worker queue is sampled while measuring (a cheap read)... */
+const SAMPLE_MS = 10;
+/** ...and memory, every this many samples (process.memoryUsage() reads /proc: not free). */
+const MEMORY_EVERY = 25;
+
+let service: Service | undefined;
+let measuring:
+  | {
+      cpu: NodeJS.CpuUsage;
+      startedAt: number;
+      loop: IntervalHistogram;
+      sampler: NodeJS.Timeout;
+      responses: Record<string, number>;
+      rssAtStart: number;
+      profile?: { session: Session; file: string };
+    }
+  | undefined;
+let maxQueue = 0;
+let peakRss = 0;
+let peakHeap = 0;
+
+async function responseCounts(s: Service): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const v of (await s.metrics.signatureResponses.get()).values) counts[String(v.labels.result)] = v.value;
+  return counts;
+}
+
+let samples = 0;
+let rssTimeline: [number, number][] = [];
+let timelineStartedAt = 0;
+const MAX_TIMELINE_POINTS = 100;
+
+function sample(memory = samples++ % MEMORY_EVERY === 0): void {
+  if (service) maxQueue = Math.max(maxQueue, service.pool.queueSize);
+  if (!memory) return;
+  const m = process.memoryUsage();
+  peakRss = Math.max(peakRss, m.rss);
+  peakHeap = Math.max(peakHeap, m.heapUsed);
+  rssTimeline.push([Math.round(performance.now() - timelineStartedAt), m.rss]);
+  // Bounded: past the limit keep every other point.
+  if (rssTimeline.length > 2 * MAX_TIMELINE_POINTS) rssTimeline = rssTimeline.filter((_, i) => i % 2 === 0);
+}
+
+/** At most MAX_TIMELINE_POINTS points, evenly thinned. */
+function thin(points: [number, number][]): [number, number][] {
+  const every = Math.ceil(points.length / MAX_TIMELINE_POINTS);
+  return points.filter((_, i) => i % every === 0 || i === points.length - 1);
+}
+
+serveHost(
+  {
+    start: async (req: StartRequest) => {
+      if (service) throw new Error('the service is already running');
+      const config = loadConfig({ env: {}, overrides: req.overrides });
+      // Warnings and errors only: one log line per request would be the logger's cost, not ours.
+      const logger = pino({ level: 'warn', base: { service: 'warpgate', bench: req.strategy } }, pino.destination(2));
+      service = await startService(config, { logger, strategy: req.strategy });
+      return { url: service.url };
+    },
+    connected: async () => service?.peers.connectedKeys().length ?? 0,
+    'measure-start': async (req: MeasureStartRequest) => {
+      if (!service || measuring) throw new Error('measure-start needs a running service and no measurement under way');
+      maxQueue = 0;
+      peakRss = 0;
+      peakHeap = 0;
+      rssTimeline = [];
+      timelineStartedAt = performance.now();
+      sample(true);
+      const loop = monitorEventLoopDelay({ resolution: 1 });
+      loop.enable();
+      let profile: { session: Session; file: string } | undefined;
+      if (req.cpuProfileFile) {
+        const session = new Session();
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.start');
+        profile = { session, file: req.cpuProfileFile };
+      }
+      const responses = await responseCounts(service);
+      const sampler = setInterval(() => sample(), SAMPLE_MS);
+      measuring = { cpu: process.cpuUsage(), startedAt: performance.now(), loop, sampler, responses, rssAtStart: process.memoryUsage.rss(), profile };
+      return null;
+    },
+    'measure-stop': async (): Promise<ServiceMeasurement> => {
+      const m = measuring;
+      if (!m) throw new Error('measure-stop before measure-start');
+      measuring = undefined;
+      const cpu = process.cpuUsage(m.cpu);
+      const wallMs = performance.now() - m.startedAt;
+      clearInterval(m.sampler);
+      const responses = await responseCounts(service!);
+      for (const [k, before] of Object.entries(m.responses)) responses[k] = (responses[k] ?? 0) - before;
+      sample();
+      m.loop.disable();
+      let cpuProfileFile: string | undefined;
+      if (m.profile) {
+        const { profile } = (await m.profile.session.post('Profiler.stop')) as { profile: unknown };
+        m.profile.session.disconnect();
+        await writeFile(m.profile.file, JSON.stringify(profile));
+        cpuProfileFile = m.profile.file;
+      }
+      const ms = (ns: number): number => ns / 1e6;
+      return {
+        cpuUserMs: cpu.user / 1000,
+        cpuSystemMs: cpu.system / 1000,
+        wallMs,
+        eventLoopDelay: { p50Ms: ms(m.loop.percentile(50)), p99Ms: ms(m.loop.percentile(99)), maxMs: ms(m.loop.max) },
+        maxWorkerQueue: maxQueue,
+        peakRssBytes: peakRss,
+        peakHeapUsedBytes: peakHeap,
+        rssAtStartBytes: m.rssAtStart,
+        rssAtEndBytes: process.memoryUsage.rss(),
+        rssTimeline: thin(rssTimeline),
+        responses,
+        ...(cpuProfileFile ? { cpuProfileFile } : {}),
+      };
+    },
+  },
+  async () => {
+    await service?.close();
+  },
+);

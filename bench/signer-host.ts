@@ -1,0 +1,154 @@
+// Child-process entry hosting a group of simulated validators: real SignerPeers over real
+// WebSockets, outside the service's process. Before timing starts, each signs every benchmark
+// message (a byzantine one signs other bytes, so its answer is well-formed but invalid); during
+// the runs a signer only looks its answer up and waits its injected delay.
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { loadBackend } from '../src/bls/index.js';
+import type { BlsBackend, SecretKey } from '../src/bls/types.js';
+import { CloseCode } from '../src/peers/frames.js';
+import type { PeerLogger } from '../src/peers/logger.js';
+import { SignerPeer, type SignOutcome, type SigningBackend } from '../src/signer/index.js';
+import { bytesToHex, concatBytes, hexToBytes } from '../src/warp/hex.js';
+import type { UnsignedMessage } from '../src/warp/unsigned-message.js';
+import { serveHost } from './ipc.js';
+
+export interface HostedValidator {
+  secretKeyHex: string;
+  byzantine: boolean;
+  /** Injected delay per message index. */
+  delaysMs: number[];
+}
+
+export interface PrepareRequest {
+  type: 'prepare';
+  validators: HostedValidator[];
+  messagesHex: string[];
+}
+
+export interface ConnectRequest {
+  type: 'connect';
+  /** The service's peer endpoint, e.g. ws://127.0.0.1:PORT/v1/peers. */
+  url: string;
+  /** Positions in the prepared list to start now. */
+  positions: number[];
+}
+
+/** What a host measured between measure-start and measure-stop. */
+export interface HostMeasurement {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  cpuMs: number;
+}
+
+/** Answers from precomputed signatures: no BLS work while the benchmark is timing. */
+const SIGNATURE_BYTES = 96;
+
+class PrecomputedBackend implements SigningBackend {
+  constructor(
+    private readonly messageIndex: ReadonlyMap<string, number>,
+    /** Signature i at [96·i, 96·(i+1)): one buffer per validator, not one object per signature, so
+     * that a long run (2,000 validators × hundreds of messages) does not stall this process in GC. */
+    private readonly signatures: Uint8Array,
+  ) {}
+
+  sign(message: UnsignedMessage): Promise<SignOutcome> {
+    const i = this.messageIndex.get(bytesToHex(message.bytes));
+    if (i === undefined) return Promise.resolve({ kind: 'refused', reason: 'not one of the benchmark messages' });
+    return Promise.resolve({ kind: 'signature', signature: this.signatures.subarray(i * SIGNATURE_BYTES, (i + 1) * SIGNATURE_BYTES) });
+  }
+}
+
+interface Prepared {
+  secretKey: SecretKey;
+  backend: PrecomputedBackend;
+  delaysMs: number[];
+  byzantine: boolean;
+}
+
+/**
+ * Once the service bans a byzantine validator, it stays away for the rest of the benchmark, as
+ * if it waited out the cooldown: redialing would only spend this process's CPU on handshake
+ * proofs (pure-JS BLS, tens of ms each) in the middle of the timed runs.
+ */
+function giveUpWhenBanned(peer: () => SignerPeer): PeerLogger {
+  return {
+    info(o: object) {
+      if ((o as { code?: unknown }).code === CloseCode.penalized) {
+        const p = peer();
+        running.delete(p);
+        void p.close();
+      }
+    },
+    warn() {},
+  };
+}
+
+const bls: BlsBackend = loadBackend('blst');
+let messageIndex = new Map<string, number>();
+let prepared: Prepared[] = [];
+const running = new Set<SignerPeer>();
+let loop: IntervalHistogram | undefined;
+let cpuAtStart: NodeJS.CpuUsage | undefined;
+
+async function closeAll(): Promise<void> {
+  const peers = [...running];
+  running.clear();
+  await Promise.allSettled(peers.map((p) => p.close()));
+}
+
+serveHost(
+  {
+    prepare: async (req: PrepareRequest) => {
+      const started = performance.now();
+      const messages = req.messagesHex.map((h) => hexToBytes(h));
+      messageIndex = new Map(req.messagesHex.map((h, i) => [h.toLowerCase(), i]));
+      prepared = req.validators.map((v) => {
+        const secretKey = bls.secretKeyFromBytes(hexToBytes(v.secretKeyHex));
+        // A byzantine validator's answer: its genuine signature over other bytes.
+        const signatures = new Uint8Array(messages.length * SIGNATURE_BYTES);
+        messages.forEach((m, i) => signatures.set(bls.sign(secretKey, v.byzantine ? concatBytes(m, Uint8Array.of(0)) : m).bytes, i * SIGNATURE_BYTES));
+        return { secretKey, backend: new PrecomputedBackend(messageIndex, signatures), delaysMs: v.delaysMs, byzantine: v.byzantine };
+      });
+      return { signingMs: performance.now() - started };
+    },
+    connect: async (req: ConnectRequest) => {
+      for (const position of req.positions) {
+        const p = prepared[position];
+        if (!p) throw new Error(`no prepared validator at position ${position}`);
+        const peer: SignerPeer = new SignerPeer({
+          secretKey: p.secretKey,
+          bls,
+          backend: p.backend,
+          connect: [req.url],
+          // A benchmark's service answers at once; retry quickly if a handshake is refused.
+          reconnect: { minMs: 50, maxMs: 2_000 },
+          answerDelayMs: (message) => p.delaysMs[messageIndex.get(bytesToHex(message.bytes)) ?? -1] ?? 0,
+          ...(p.byzantine ? { logger: giveUpWhenBanned(() => peer) } : {}),
+        });
+        running.add(peer);
+        await peer.start();
+      }
+      return { running: running.size };
+    },
+    disconnect: async () => {
+      await closeAll();
+      return { running: 0 };
+    },
+    'measure-start': async () => {
+      loop?.disable();
+      loop = monitorEventLoopDelay({ resolution: 1 });
+      loop.enable();
+      cpuAtStart = process.cpuUsage();
+      return null;
+    },
+    'measure-stop': async (): Promise<HostMeasurement> => {
+      if (!loop || !cpuAtStart) throw new Error('measure-stop before measure-start');
+      const cpu = process.cpuUsage(cpuAtStart);
+      loop.disable();
+      const ms = (ns: number): number => ns / 1e6;
+      return { p50Ms: ms(loop.percentile(50)), p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), cpuMs: (cpu.user + cpu.system) / 1000 };
+    },
+  },
+  closeAll,
+);

@@ -1,0 +1,83 @@
+// The benchmark end to end through its npm entry (bench/quorum.ts): a tiny network, a few runs,
+// both strategies, and the JSON, table and chart it promises.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { packagePath, tsExecArgv } from '../../src/util/ts-runtime.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'warpgate-bench-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function runBench(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...tsExecArgv(), packagePath('bench/quorum.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`bench did not finish within ${timeoutMs} ms\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const percentiles = { p50: expect.any(Number), p90: expect.any(Number), p99: expect.any(Number) };
+
+describe('npm run bench', () => {
+  it('measures both strategies on the same delays and writes the JSON, the table and the chart', async () => {
+    const json = join(dir, 'results', 'tiny.json');
+    const { code, stdout, stderr } = await runBench(
+      ['--validators', '8', '--runs', '3', '--warmup', '1', '--concurrency', '2', '--latency', 'lognormal:15:0.3', '--json', json],
+      100_000,
+    );
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/\| `warpgate` \|/);
+    expect(stdout).toMatch(/\| `perSignatureVerify` \|/);
+
+    const report = JSON.parse(readFileSync(json, 'utf8')) as Record<string, any>;
+    expect(report).toMatchObject({ validators: 8, quorumPercentage: 67, runs: 3, backend: 'blst', concurrency: 2, weights: 'skewed' });
+    for (const strategy of ['warpgate', 'perSignatureVerify']) {
+      const s = report[strategy];
+      expect(s).toMatchObject({
+        latencyMs: percentiles,
+        idealMs: percentiles,
+        overheadMs: percentiles,
+        cpuMsPerAggregation: expect.any(Number),
+        throughputPerSec: expect.any(Number),
+        failures: 0,
+        aggregations: 3,
+      });
+      expect(s.cpuMsPerAggregation).toBeGreaterThan(0);
+      expect(s.signerHostsCpuMsPerAggregation).toBeGreaterThan(0);
+      expect(s.throughputPerSec).toBeGreaterThan(0);
+      expect(s.samples).toHaveLength(3);
+      for (const run of s.samples) {
+        // Nobody can answer before the weight that completes quorum has arrived.
+        expect(run.idealMs).toBeLessThanOrEqual(run.latencyMs);
+        expect(run.overheadMs).toBeCloseTo(run.latencyMs - run.idealMs, 2);
+        expect(run.signedWeightPercent).toBeGreaterThanOrEqual(67);
+      }
+      expect(s.latencyMs.p50).toBeLessThanOrEqual(s.latencyMs.p99);
+    }
+    // Same messages, same delays: the ideal is the same for both.
+    expect(report.perSignatureVerify.idealMs).toEqual(report.warpgate.idealMs);
+    const svg = readFileSync(join(dir, 'results', 'tiny.svg'), 'utf8');
+    expect(svg).toMatch(/^<svg/);
+    expect(svg.match(/<path /g)).toHaveLength(3);
+  }, 110_000);
+
+  it('exits 2 with the usage for a bad flag, before starting anything', async () => {
+    const { code, stderr } = await runBench(['--validators', '1'], 30_000);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--validators: must be from 2/);
+    expect(stderr).toMatch(/usage: npm run bench/);
+  }, 40_000);
+});

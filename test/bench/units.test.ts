@@ -1,0 +1,209 @@
+// The benchmark's pure parts: flags, seeded draws, weights, the ideal, percentiles and the chart.
+import { describe, expect, it } from 'vitest';
+import { BenchArgsError, DEFAULT_OPTIONS, parseArgs } from '../../bench/args.js';
+import { cdfChart, niceStep, wrapText, xScaleFor } from '../../bench/chart.js';
+import { choose, lognormalDelay, uniform } from '../../bench/random.js';
+import { chartPath } from '../../bench/report.js';
+import { BenchScenarioError, buildScenario, idealLatency, weightsFor } from '../../bench/scenario.js';
+import { percentile, summarize } from '../../bench/stats.js';
+import { requiredWeight } from '../../src/validators/quorum.js';
+
+describe('bench flags', () => {
+  it('defaults to the documented settings', () => {
+    const o = parseArgs([]);
+    expect(o).toMatchObject({
+      validators: 100,
+      weights: 'skewed',
+      latency: { medianMs: 40, sigma: 0.5 },
+      offlinePercent: 0,
+      byzantinePercent: 0,
+      quorumPercentage: 67,
+      quorumPercentageBuffer: 0,
+      runs: 20,
+      concurrency: 1,
+      backend: 'blst',
+      json: undefined,
+    });
+    expect(o).toEqual(DEFAULT_OPTIONS);
+  });
+
+  it('reads every flag, with a space or an equals sign', () => {
+    const o = parseArgs([
+      '--validators', '1000', '--weights=uniform', '--latency', 'lognormal:25.5:0.8', '--offline', '5', '--byzantine=2.5',
+      '--quorum', '60', '--buffer', '7', '--runs', '50', '--concurrency', '32', '--backend', 'noble', '--json', 'out/r.json',
+      '--seed', 's', '--warmup', '0', '--cpu-prof', 'prof', '--signer-processes', '3', '--fan-out-extra', '20',
+    ]);
+    expect(o).toEqual({
+      validators: 1000, weights: 'uniform', latency: { medianMs: 25.5, sigma: 0.8 }, offlinePercent: 5, byzantinePercent: 2.5,
+      quorumPercentage: 60, quorumPercentageBuffer: 7, runs: 50, concurrency: 32, backend: 'noble', json: 'out/r.json',
+      seed: 's', warmup: 0, cpuProfileDir: 'prof', signerProcesses: 3, fanOutExtraPercent: 20,
+    });
+  });
+
+  it.each([
+    [['--validators', '1'], '--validators'],
+    [['--validators', 'many'], '--validators'],
+    [['--weights', 'zipf'], '--weights'],
+    [['--latency', 'normal:40:1'], '--latency'],
+    [['--offline', '101'], '--offline'],
+    [['--quorum', '90', '--buffer', '20'], '--buffer'],
+    [['--offline', '60', '--byzantine', '50'], '--byzantine'],
+    [['--backend', 'mcl'], '--backend'],
+    [['--fan-out-extra', '101'], '--fan-out-extra'],
+    [['--runs'], '--runs'],
+    [['--fast'], '--fast'],
+  ])('refuses %j naming %s', (argv, flag) => {
+    try {
+      parseArgs(argv);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(BenchArgsError);
+      expect((err as BenchArgsError).flag).toBe(flag);
+    }
+  });
+});
+
+describe('seeded draws', () => {
+  it('are uniform in (0, 1), reproducible, and differ by label and seed', () => {
+    const draws = Array.from({ length: 4000 }, (_, i) => uniform('s', i));
+    expect(Math.min(...draws)).toBeGreaterThan(0);
+    expect(Math.max(...draws)).toBeLessThan(1);
+    const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
+    expect(mean).toBeGreaterThan(0.47);
+    expect(mean).toBeLessThan(0.53);
+    // Each tenth of the interval gets its share.
+    for (let d = 0; d < 10; d++) {
+      const share = draws.filter((x) => x >= d / 10 && x < (d + 1) / 10).length / draws.length;
+      expect(share).toBeGreaterThan(0.07);
+      expect(share).toBeLessThan(0.13);
+    }
+    expect(uniform('s', 7)).toBe(draws[7]);
+    expect(uniform('t', 7)).not.toBe(draws[7]);
+  });
+
+  it('give lognormal delays around the median with the requested spread', () => {
+    const model = { medianMs: 40, sigma: 0.5 };
+    const delays = Array.from({ length: 4000 }, (_, i) => lognormalDelay(model, 's', i));
+    const median = percentile(delays, 50);
+    expect(median).toBeGreaterThan(37);
+    expect(median).toBeLessThan(43);
+    // e^(0.5 · 1.2816) = 1.90: the 90th percentile sits near 76 ms.
+    expect(percentile(delays, 90)).toBeGreaterThan(70);
+    expect(percentile(delays, 90)).toBeLessThan(82);
+    expect(lognormalDelay({ medianMs: 40, sigma: 0 }, 's', 1)).toBeCloseTo(40, 9);
+  });
+
+  it('choose picks distinct indices, reproducibly', () => {
+    const picked = choose(100, 30, 's', 'x');
+    expect(new Set(picked).size).toBe(30);
+    expect(picked.every((i) => i >= 0 && i < 100)).toBe(true);
+    expect(choose(100, 30, 's', 'x')).toEqual(picked);
+    expect(choose(100, 30, 's', 'y')).not.toEqual(picked);
+  });
+});
+
+describe('scenario', () => {
+  it('uniform weights are equal; skewed ones put about half the stake on a tenth of the validators', () => {
+    expect(new Set(weightsFor(50, 'uniform', 's')).size).toBe(1);
+    const skewed = weightsFor(1000, 'skewed', 's').sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
+    const total = skewed.reduce((a, b) => a + b, 0n);
+    const topTenth = skewed.slice(0, 100).reduce((a, b) => a + b, 0n);
+    const share = Number((topTenth * 1000n) / total) / 1000;
+    expect(share).toBeGreaterThan(0.35);
+    expect(share).toBeLessThan(0.6);
+    expect(skewed[0]! / skewed[999]!).toBeGreaterThan(20n);
+  });
+
+  it('the ideal is the arrival that completes the target weight', () => {
+    const answers = [
+      { delayMs: 30, weight: 10n },
+      { delayMs: 10, weight: 50n },
+      { delayMs: 20, weight: 5n },
+      { delayMs: 40, weight: 35n },
+    ];
+    expect(idealLatency(answers, 50n)).toBe(10);
+    expect(idealLatency(answers, 51n)).toBe(20);
+    expect(idealLatency(answers, 66n)).toBe(40);
+    expect(() => idealLatency(answers, 101n)).toThrow(BenchScenarioError);
+  });
+
+  it('builds offline and byzantine validators, distinct messages and the ideals from the honest delays', () => {
+    const o = { ...DEFAULT_OPTIONS, validators: 40, weights: 'uniform' as const, offlinePercent: 10, byzantinePercent: 5, runs: 4, warmup: 1 };
+    const s = buildScenario(o);
+    expect(s.validators.filter((v) => v.role === 'offline')).toHaveLength(4);
+    expect(s.validators.filter((v) => v.role === 'byzantine')).toHaveLength(2);
+    expect(new Set(s.validators.map((v) => v.publicKeyHex)).size).toBe(40);
+    expect(new Set(s.messagesHex).size).toBe(5);
+    expect(s.targetWeight).toBe(requiredWeight(s.totalWeight, 67));
+    s.idealMs.forEach((ideal, m) => {
+      const honest = s.validators.filter((v) => v.role === 'honest').map((v) => s.delaysMs[v.index]![m]!);
+      // 27 of 40 equal weights reach 67%: the 27th honest arrival.
+      expect(ideal).toBe(honest.sort((a, b) => a - b)[26]);
+    });
+    expect(buildScenario(o).delaysMs).toEqual(s.delaysMs);
+  });
+
+  it('refuses a scenario whose honest online weight cannot reach quorum + buffer', () => {
+    // 8 of 20 equal weights offline: the rest hold exactly 60%.
+    const o = { ...DEFAULT_OPTIONS, validators: 20, weights: 'uniform' as const, offlinePercent: 40, runs: 1, warmup: 0 };
+    expect(() => buildScenario(o)).toThrow(/out of reach/);
+    expect(() => buildScenario({ ...o, quorumPercentage: 55, quorumPercentageBuffer: 6 })).toThrow(BenchScenarioError);
+    expect(() => buildScenario({ ...o, quorumPercentage: 60 })).not.toThrow();
+    expect(() => buildScenario({ ...o, offlinePercent: 20, byzantinePercent: 20 })).toThrow(BenchScenarioError);
+  });
+});
+
+describe('statistics', () => {
+  it('uses nearest-rank percentiles, so every figure was measured', () => {
+    const xs = Array.from({ length: 20 }, (_, i) => i + 1);
+    expect(percentile(xs, 50)).toBe(10);
+    expect(percentile(xs, 90)).toBe(18);
+    expect(percentile(xs, 99)).toBe(20);
+    expect(summarize([3, 1, 2])).toEqual({ p50: 2, p90: 3, p99: 3 });
+    expect(() => percentile([], 50)).toThrow(RangeError);
+  });
+});
+
+describe('chart', () => {
+  it('draws one step curve per series, with escaped labels', () => {
+    const svg = cdfChart('t <1>', 'sub & title', [
+      { label: 'ideal', color: '#888888', dashed: true, valuesMs: [10, 20, 30] },
+      { label: 'a', color: '#1f77b4', valuesMs: [12, 25, 31] },
+      { label: 'b', color: '#d62728', valuesMs: [15, 40, 90] },
+    ]);
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg.trim().endsWith('</svg>')).toBe(true);
+    expect(svg.match(/<path /g)).toHaveLength(3);
+    expect(svg).toContain('t &lt;1&gt;');
+    expect(svg).toContain('sub &amp; title');
+    expect(svg).not.toContain('NaN');
+  });
+
+  it('switches to a log axis when latencies span a decade, with 1-2-5 ticks around the data', () => {
+    const linear = xScaleFor([40, 60, 120]);
+    expect(linear.log).toBe(false);
+    expect(linear.ticks[0]).toBe(0);
+    const log = xScaleFor([45, 110, 804]);
+    expect(log.log).toBe(true);
+    expect(log.ticks).toEqual([20, 50, 100, 200, 500, 1000]);
+    expect(log.at(20)).toBe(0);
+    expect(log.at(1000)).toBe(1);
+    expect(log.at(100)).toBeCloseTo(Math.log10(5) / Math.log10(50), 9);
+    const svg = cdfChart('t', 's', [{ label: 'a', color: '#000000', valuesMs: [45, 110, 804] }]);
+    expect(svg).toContain('(log scale)');
+  });
+
+  it('wraps a long subtitle into lines of the given width', () => {
+    const lines = wrapText('aaa bbb ccc ddd eee', 8);
+    expect(lines).toEqual(['aaa bbb', 'ccc ddd', 'eee']);
+    expect(wrapText('', 8)).toEqual([]);
+  });
+
+  it('picks 1-2-5 tick steps and puts the chart next to the JSON', () => {
+    expect(niceStep(100)).toBe(20);
+    expect(niceStep(7)).toBe(2);
+    expect(niceStep(450)).toBe(100);
+    expect(chartPath('bench/results/r.json')).toBe('bench/results/r.svg');
+    expect(chartPath('out')).toBe('out.svg');
+  });
+});
