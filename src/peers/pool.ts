@@ -40,6 +40,8 @@ export interface PeerPoolOptions {
   maxPeers?: number;
   /** Incoming connections allowed to be in the handshake at once (each costs a proof check). */
   maxPendingHandshakes?: number;
+  /** Configured signers whose first dial and handshake may be under way at once. Default 64. */
+  dialConcurrency?: number;
   penalties?: PenaltyOptions;
   logger?: PeerLogger;
 }
@@ -82,6 +84,10 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
   private readonly detachers: (() => void)[] = [];
   private wss: WebSocketServer | undefined;
   private started = false;
+  /** Targets whose first dial is under way; at most dialConcurrency at a time (see startDials). */
+  private readonly firstDials = new Set<DialTarget>();
+  private nextDial = 0;
+  private readonly dialConcurrency: number;
   private closed = false;
 
   constructor(opts: PeerPoolOptions) {
@@ -96,6 +102,7 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
     this.requestTimeoutMs = positiveInt(opts.requestTimeoutMs, 'requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS);
     this.maxPeers = positiveInt(opts.maxPeers, 'maxPeers', 10_000);
     this.maxPendingHandshakes = positiveInt(opts.maxPendingHandshakes, 'maxPendingHandshakes', 256);
+    this.dialConcurrency = positiveInt(opts.dialConcurrency, 'dialConcurrency', 64);
     this.verifyPossession = opts.verifyPossession ?? defaultVerifyPossession;
     this.logger = opts.logger ?? silentLogger;
     this.penalties = new PenaltyBox(opts.penalties ?? DEFAULT_PENALTIES);
@@ -123,7 +130,26 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
     if (this.closed) throw new Error('PeerPool is closed');
     if (this.started) return;
     this.started = true;
-    for (const t of this.targets) t.dialer.start();
+    this.startDials();
+  }
+
+  /**
+   * First dials go out dialConcurrency at a time, the next as each handshake settles (or its
+   * deadline passes). Every signer proves its key with a pure-JS BLS signature (~20–40 ms of its
+   * CPU): challenging 1,000 signers on one machine at once starves them all past their deadlines.
+   */
+  private startDials(): void {
+    while (!this.closed && this.nextDial < this.targets.length && this.firstDials.size < this.dialConcurrency) {
+      const target = this.targets[this.nextDial++]!;
+      this.firstDials.add(target);
+      const timer = setTimeout(() => this.firstDialSettled(target), this.limits.handshakeTimeoutMs);
+      timer.unref();
+      target.dialer.start();
+    }
+  }
+
+  private firstDialSettled(target: DialTarget | undefined): void {
+    if (target && this.firstDials.delete(target)) this.startDials();
   }
 
   /** Accepts signers that dial in (`warpgate signer --connect ws://host/v1/peers`) on `server`. */
@@ -218,12 +244,14 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
           target.lastKey = session.publicKey;
           target.dialer.markHealthy();
         }
+        this.firstDialSettled(target);
         this.emit('connected', session.publicKey!);
       },
       closed: (session, wasReady) => {
         this.handshaking.delete(session);
         if (target?.session === session) target.session = undefined;
         if (target && session.publicKey) target.lastKey = session.publicKey;
+        this.firstDialSettled(target);
         const key = session.publicKey;
         if (key !== undefined && this.ready.get(key) === session) {
           this.ready.delete(key);

@@ -65,6 +65,29 @@ describe('connection lifecycle', () => {
     expect(() => p.start()).toThrow(/closed/);
   });
 
+  it('dials configured signers dialConcurrency at a time, the next as a handshake settles', async () => {
+    // Signers that accept the connection but never answer the challenge: each first dial stays
+    // under way until its handshake deadline.
+    const silent = await Promise.all(Array.from({ length: 5 }, () => httpServer(closer)));
+    let upgrades = 0;
+    const sockets: import('node:stream').Duplex[] = [];
+    for (const { server } of silent) {
+      server.on('upgrade', (_req, socket) => {
+        upgrades++;
+        sockets.push(socket);
+      });
+    }
+    const p = pool(closer, { dial: silent.map(({ port }) => ({ url: `ws://127.0.0.1:${port}` })), dialConcurrency: 2, handshakeTimeoutMs: 600 });
+    p.start();
+    await waitFor(() => upgrades >= 2, 'the first two dials');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(upgrades).toBe(2);
+    // When their deadlines pass, the next signers are dialed.
+    await waitFor(() => upgrades >= 4, 'the next two dials', 3_000);
+    await p.close();
+    for (const socket of sockets) socket.destroy();
+  });
+
   it('a closed signer stops redialing the service', async () => {
     const { server, port } = await httpServer(closer);
     let upgrades = 0;
