@@ -8,6 +8,7 @@ import {
   hexToBytes,
   WarpFormatError,
 } from '../../src/warp/index.js';
+import { formatError } from './format-error.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../fixtures/warp-vectors.json', import.meta.url), 'utf8'));
 const subnetHex = vectors.validationIdFromIndex.subnetID as string;
@@ -15,15 +16,6 @@ const subnetId = hexToBytes(subnetHex);
 const register = hexToBytes(vectors.l1Messages.registerL1Validator.bytes);
 const h = hexToBytes;
 
-function formatError(fn: () => unknown): WarpFormatError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(WarpFormatError);
-    return err as WarpFormatError;
-  }
-  throw new Error('expected a WarpFormatError');
-}
 
 describe('L1ValidatorRegistrationJustification protobuf', () => {
   it('encodes SubnetIDIndex as proto.Marshal does (index 0 omitted)', () => {

@@ -24,19 +24,11 @@ import {
   validationIdOfRegistration,
   WarpFormatError,
 } from '../../src/warp/index.js';
+import { formatError } from './format-error.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../fixtures/warp-vectors.json', import.meta.url), 'utf8'));
 const h = (hex: string) => hexToBytes(hex);
 
-function formatError(fn: () => unknown): WarpFormatError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(WarpFormatError);
-    return err as WarpFormatError;
-  }
-  throw new Error('expected a WarpFormatError, nothing was thrown');
-}
 
 function mutate(bytes: Uint8Array, at: number, value: number): Uint8Array {
   const copy = Uint8Array.from(bytes);

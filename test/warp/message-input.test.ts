@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, concatBytes, hexToBytes, parseMessageInput, unwrapSendWarpMessageLogData, WarpFormatError } from '../../src/warp/index.js';
+import { formatError } from './format-error.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../fixtures/warp-vectors.json', import.meta.url), 'utf8'));
 const unsignedHex = vectors.signedMessages[0].unsignedMessage as string;
@@ -17,15 +18,6 @@ function abiBytes(data: Uint8Array): Uint8Array {
   return concatBytes(word(32), word(data.length), data, new Uint8Array((32 - (data.length % 32)) % 32));
 }
 
-function formatError(fn: () => unknown): WarpFormatError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(WarpFormatError);
-    return err as WarpFormatError;
-  }
-  throw new Error('expected a WarpFormatError');
-}
 
 describe('message input', () => {
   const logData = abiBytes(unsigned);
