@@ -38,6 +38,8 @@ export interface BenchOptions {
   signerProcesses: number;
   /** The service's aggregation.fanOutExtraPercent; undefined keeps the service's default. */
   fanOutExtraPercent: number | undefined;
+  /** V8 heap limit of the service process (--max-old-space-size), to check that it fits. */
+  serviceHeapMb: number | undefined;
 }
 
 export const DEFAULT_OPTIONS: BenchOptions = {
@@ -57,12 +59,14 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   cpuProfileDir: undefined,
   signerProcesses: 2,
   fanOutExtraPercent: undefined,
+  serviceHeapMb: undefined,
 };
 
 export const USAGE = `usage: npm run bench -- [--validators N] [--weights uniform|skewed]
   [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67]
   [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE]
-  [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--fan-out-extra PCT]`;
+  [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--fan-out-extra PCT]
+  [--service-heap-mb MB]`;
 
 export class BenchArgsError extends Error {
   override readonly name = 'BenchArgsError';
@@ -166,6 +170,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         break;
       case '--fan-out-extra':
         o.fanOutExtraPercent = integer(name, value(), 0, 100);
+        break;
+      case '--service-heap-mb':
+        o.serviceHeapMb = integer(name, value(), 64, 65_536);
         break;
       default:
         throw new BenchArgsError(name, 'unknown flag');

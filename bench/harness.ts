@@ -93,6 +93,8 @@ export interface BenchReport {
   signerProcesses: number;
   /** The service's aggregation.fanOutExtraPercent when the run set it ('default' otherwise). */
   fanOutExtraPercent: number | 'default';
+  /** The service process's V8 heap limit when the run set one. */
+  serviceHeapMb: number | 'default';
   weights: string;
   latency: { distribution: 'lognormal'; medianMs: number; sigma: number };
   offlinePercent: number;
@@ -129,6 +131,12 @@ function split(validators: BenchValidator[], hosts: number): BenchValidator[][] 
   return groups.filter((g) => g.length > 0);
 }
 
+/**
+ * The validators dial the service (the peer protocol lets either side dial), CONNECT_WINDOW
+ * handshakes at a time. The service dialing all of them at once (config `peers`) does not settle
+ * beyond a few hundred on two cores: its 10 s handshake timers run while the proofs wait for the
+ * workers, so handshakes time out and redial over and over.
+ */
 async function connectValidators(service: HostProcess, signers: SignerHost[], url: string, log: Log): Promise<void> {
   const total = signers.reduce((a, s) => a + s.validators.length, 0);
   const cursors = signers.map(() => 0);
@@ -190,7 +198,8 @@ async function measureStrategy(
   pchainUrl: string,
   log: Log,
 ): Promise<StrategyReport> {
-  const service = HostProcess.start(`service (${strategy})`, 'bench/service-host.ts');
+  const heap = o.serviceHeapMb === undefined ? [] : [`--max-old-space-size=${o.serviceHeapMb}`];
+  const service = HostProcess.start(`service (${strategy})`, 'bench/service-host.ts', heap);
   try {
     const start: StartRequest = {
       type: 'start',
@@ -319,6 +328,7 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
       backend: o.backend,
       signerProcesses: o.signerProcesses,
       fanOutExtraPercent: o.fanOutExtraPercent ?? 'default',
+      serviceHeapMb: o.serviceHeapMb ?? 'default',
       weights: o.weights,
       latency: { distribution: 'lognormal', medianMs: o.latency.medianMs, sigma: o.latency.sigma },
       offlinePercent: o.offlinePercent,

@@ -32,11 +32,12 @@ describe('bench flags', () => {
       '--validators', '1000', '--weights=uniform', '--latency', 'lognormal:25.5:0.8', '--offline', '5', '--byzantine=2.5',
       '--quorum', '60', '--buffer', '7', '--runs', '50', '--concurrency', '32', '--backend', 'noble', '--json', 'out/r.json',
       '--seed', 's', '--warmup', '0', '--cpu-prof', 'prof', '--signer-processes', '3', '--fan-out-extra', '20',
+      '--service-heap-mb', '512',
     ]);
     expect(o).toEqual({
       validators: 1000, weights: 'uniform', latency: { medianMs: 25.5, sigma: 0.8 }, offlinePercent: 5, byzantinePercent: 2.5,
       quorumPercentage: 60, quorumPercentageBuffer: 7, runs: 50, concurrency: 32, backend: 'noble', json: 'out/r.json',
-      seed: 's', warmup: 0, cpuProfileDir: 'prof', signerProcesses: 3, fanOutExtraPercent: 20,
+      seed: 's', warmup: 0, cpuProfileDir: 'prof', signerProcesses: 3, fanOutExtraPercent: 20, serviceHeapMb: 512,
     });
   });
 
