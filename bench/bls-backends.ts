@@ -78,7 +78,6 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
   const { message } = committee;
   // Keys are parsed (and validated) once, as the canonical set does; not timed.
   const pks: PublicKey[] = committee.publicKeys.map((bytes) => backend.publicKeyFromBytes(bytes));
-  const pairs = pks.map((pk, i) => ({ pk, sig: committee.signatures[i]! }));
   const sigs = committee.signatures.map((bytes) => backend.signatureFromBytes(bytes));
 
   let ok = true;
@@ -89,10 +88,11 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
   check(ok, `${backend.name} verify`);
 
   const aggregateAndVerify = time(n.aggregateAndVerify, n.aggregateWarmup, () => {
-    const folded = backend.blindedAggregate(pairs);
-    ok &&= backend.verify(folded.blindedPk, message, folded.blindedSig);
+    // What an aggregation does: accept each signature as avalanchego does, sum, one pairing.
+    const checked = committee.signatures.map((bytes) => backend.signatureFromBytes(bytes));
+    ok &&= backend.verify(backend.aggregatePublicKeys(pks), message, backend.aggregateSignatures(checked));
   });
-  check(ok, `${backend.name} blinded aggregate verify`);
+  check(ok, `${backend.name} aggregate verify`);
 
   const batch = PARSE_BATCH[backend.name];
   const parse = time(n.parseBatches, 1, (i) => {
@@ -208,7 +208,7 @@ function main(): void {
   lines.push(
     '',
     `aggregate-and-verify is timed from the ${SIGNERS} 96-byte signatures and the pre-parsed keys: ` +
-      'blindedAggregate (subgroup check of each, plain sum, random-scalar sums) + one verify.',
+      'the subgroup check of each, plain sums of keys and signatures, and one verify.',
   );
   process.stdout.write(`${lines.join('\n')}\n`);
 

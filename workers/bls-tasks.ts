@@ -4,7 +4,7 @@
 // Parsing a key repeats its checks (~70 µs with blst), which is why each worker caches them.
 import { workerData } from 'node:worker_threads';
 import { loadBackend } from '../src/bls/index.js';
-import { BlsError, type BlsBackend, type PublicKey, type Signature } from '../src/bls/types.js';
+import type { PublicKey, Signature } from '../src/bls/types.js';
 
 const bls = loadBackend((workerData as { backend?: 'blst' | 'noble' } | undefined)?.backend ?? 'blst');
 
@@ -36,27 +36,26 @@ export function ping(): boolean {
 }
 
 /**
- * A running aggregate: Σ sig_i (what goes into the signed message) and, with a fresh random
- * 64-bit scalar r_i per signature, Σ r_i·pk_i and Σ r_i·sig_i. Checking the blinded pair with one
- * pairing proves every signature in it individually valid (a forged one survives with
- * probability 2^-64); a plain Σ pk / Σ sig check would let two bad signatures that cancel out
- * pass, and they would then be cached as if each were valid.
+ * A running aggregate: Σ pk_i and Σ sig_i over signatures that each passed avalanchego's
+ * acceptance check (decompression, curve, subgroup), as encodeSum bytes. The final check is the
+ * one avalanchego makes on a signed message: one pairing of the summed key against the summed
+ * signature. When it fails, findInvalid's random-scalar bisection names the bad signatures one
+ * by one. (Blinding every arrival with a random scalar, to prove each signature on its own in
+ * the final pairing, costs 2.5–5x more per signature in the small batches answers arrive in,
+ * bench/bls-backends.ts; it would only matter for colluding signers whose bad signatures cancel
+ * out, and their sum is then a valid signature by their own keys.)
  */
-export interface PartialAggregate {
-  sig: Uint8Array;
-  blindedPk: Uint8Array;
-  blindedSig: Uint8Array;
-}
+export type RunningSum = Uint8Array;
 
 export interface FoldTask {
   sigs: Uint8Array[];
   pks: Uint8Array[];
-  /** Earlier running aggregates to merge into the result, so few are left to sum at the end. */
-  base?: PartialAggregate[];
+  /** Earlier running sums to merge into the result, so few are left to add at the end. */
+  base?: RunningSum[];
 }
 export interface FoldResult {
-  /** The new running aggregate (base included), or null when nothing was accepted and there was no base. */
-  partial: PartialAggregate | null;
+  /** The new running sum (base included), or null when nothing was accepted and there was no base. */
+  partial: RunningSum | null;
   /** Indices (into the task's sigs) that failed to parse, are outside the subgroup or are infinity. */
   rejected: number[];
 }
@@ -66,103 +65,47 @@ function isInfinityEncoding(bytes: Uint8Array): boolean {
   return bytes.length > 0 && (bytes[0]! & 0x40) !== 0;
 }
 
-/** Indices of signatures that cannot take part in a blinded aggregate. */
-function unusable(sigs: readonly Uint8Array[]): number[] {
-  const bad: number[] = [];
-  sigs.forEach((bytes, i) => {
-    if (isInfinityEncoding(bytes) || tryParseSignature(bytes) === null) bad.push(i);
-  });
-  return bad;
+function sum(pks: PublicKey[], sigs: Signature[]): RunningSum {
+  const pk = pks.length === 1 ? pks[0]! : bls.aggregatePublicKeys(pks);
+  const sig = sigs.length === 1 ? sigs[0]! : bls.aggregateSignatures(sigs);
+  return bls.encodeSum({ pk, sig });
 }
 
-/** A running aggregate as points, ready to add to. */
-interface ParsedPartial {
-  sig: Signature;
-  blindedPk: PublicKey;
-  blindedSig: Signature;
-}
-
-/**
- * Running aggregates this worker built, by their exact bytes. Each fold merges the previous
- * running aggregate into the next; when that one was built here (piscina mostly hands
- * consecutive tasks to the same idle thread), its points are reused instead of being
- * decompressed and subgroup-checked again (~0.3 ms per aggregate; measured with
- * bench/quorum.ts, README "Performance"). Identical bytes are identical points, built here from
- * checked ones, so no check is skipped. Bounded; the oldest are dropped first.
- */
-const MAX_CACHED_PARTIALS = 256;
-const partialCache = new Map<string, ParsedPartial>();
-
-function partialKey(p: PartialAggregate): string {
-  const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-  return hex(p.sig) + hex(p.blindedPk) + hex(p.blindedSig);
-}
-
-function parsePartial(p: PartialAggregate): ParsedPartial {
-  return (
-    partialCache.get(partialKey(p)) ?? {
-      sig: bls.signatureFromBytes(p.sig),
-      blindedPk: bls.publicKeyFromBytes(p.blindedPk),
-      blindedSig: bls.signatureFromBytes(p.blindedSig),
-    }
-  );
-}
-
-function sumParsed(parts: readonly ParsedPartial[]): ParsedPartial {
-  if (parts.length === 1) return parts[0]!;
-  return {
-    sig: bls.aggregateSignatures(parts.map((p) => p.sig)),
-    blindedPk: bls.aggregatePublicKeys(parts.map((p) => p.blindedPk)),
-    blindedSig: bls.aggregateSignatures(parts.map((p) => p.blindedSig)),
-  };
-}
-
-/** The bytes of a running aggregate built here, remembered for the next merge. */
-function rememberPartial(parsed: ParsedPartial): PartialAggregate {
-  const bytes = { sig: parsed.sig.bytes, blindedPk: parsed.blindedPk.bytes, blindedSig: parsed.blindedSig.bytes };
-  const key = partialKey(bytes);
-  partialCache.delete(key);
-  partialCache.set(key, parsed);
-  if (partialCache.size > MAX_CACHED_PARTIALS) partialCache.delete(partialCache.keys().next().value as string);
-  return bytes;
-}
-
-/**
- * The per-arrival step: subgroup-check each signature, blind it and fold it (and the base
- * aggregates) into one running aggregate. Bad encodings are found in a second pass only when
- * the batch has one, so honest batches pay for one decompression per signature.
- */
+/** The per-arrival step: check each signature as avalanchego accepts one, and add it (and the base sums) up. */
 export function fold(task: FoldTask): FoldResult {
-  let rejected: number[] = [];
-  let blinded: ReturnType<BlsBackend['blindedAggregate']> | null = null;
-  const pairsOf = (skip: ReadonlySet<number>) =>
-    task.sigs.flatMap((sig, i) => (skip.has(i) ? [] : [{ pk: publicKey(task.pks[i]!), sig }]));
-  if (task.sigs.length > 0) {
-    try {
-      blinded = bls.blindedAggregate(pairsOf(new Set()));
-    } catch (err) {
-      if (!(err instanceof BlsError)) throw err;
-      rejected = unusable(task.sigs);
-      const pairs = pairsOf(new Set(rejected));
-      blinded = pairs.length > 0 ? bls.blindedAggregate(pairs) : null;
+  const rejected: number[] = [];
+  const pks: PublicKey[] = [];
+  const sigs: Signature[] = [];
+  task.sigs.forEach((bytes, i) => {
+    const sig = isInfinityEncoding(bytes) ? null : tryParseSignature(bytes);
+    if (sig === null) {
+      rejected.push(i);
+      return;
     }
+    pks.push(publicKey(task.pks[i]!));
+    sigs.push(sig);
+  });
+  for (const base of task.base ?? []) {
+    const parsed = bls.decodeTrustedSum(base);
+    pks.push(parsed.pk);
+    sigs.push(parsed.sig);
   }
-  const parts: ParsedPartial[] = (task.base ?? []).map(parsePartial);
-  if (blinded) parts.push(blinded);
-  return { partial: parts.length > 0 ? rememberPartial(sumParsed(parts)) : null, rejected };
+  return { partial: sigs.length > 0 ? sum(pks, sigs) : null, rejected };
 }
 
 export interface FinalizeTask {
   message: Uint8Array;
-  /** Running aggregates returned by fold. */
-  parts: PartialAggregate[];
+  /** Running sums returned by fold. */
+  parts: RunningSum[];
 }
 
-/** Sums the running aggregates and checks every signature in them with one pairing. */
+/** Adds up the running sums and checks the aggregate with one pairing, as avalanchego will. */
 export function finalize(task: FinalizeTask): { valid: boolean; signature: Uint8Array } {
   if (task.parts.length === 0) throw new Error('finalize: no signatures to check');
-  const total = sumParsed(task.parts.map(parsePartial));
-  return { valid: bls.verify(total.blindedPk, task.message, total.blindedSig), signature: total.sig.bytes };
+  const parts = task.parts.map((p) => bls.decodeTrustedSum(p));
+  const pk = parts.length === 1 ? parts[0]!.pk : bls.aggregatePublicKeys(parts.map((p) => p.pk));
+  const sig = parts.length === 1 ? parts[0]!.sig : bls.aggregateSignatures(parts.map((p) => p.sig));
+  return { valid: bls.verify(pk, task.message, sig), signature: sig.bytes };
 }
 
 export interface FindInvalidTask {

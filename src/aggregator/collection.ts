@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import type { UnsignedMessage } from '../warp/unsigned-message.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { PeerRequestError, type PeerAnswer, type SignatureRequest } from '../peers/pool.js';
-import type { PartialAggregate } from '../../workers/bls-tasks.js';
+import type { RunningSum } from '../../workers/bls-tasks.js';
 import type { BlsWorkerPool } from './worker-pool.js';
 import type { CollectionStats } from './errors.js';
 
@@ -63,7 +63,7 @@ export interface CollectionOutcome {
   signers: number[];
   signature: Uint8Array;
   signedWeight: bigint;
-  /** Individually-verified signatures by key hex, for the signature cache. */
+  /** Verified signatures by key hex, for the signature cache (see `confirmed`). */
   verified: Map<string, Uint8Array>;
   stats: CollectionStats;
   reachedTarget: boolean;
@@ -71,6 +71,9 @@ export interface CollectionOutcome {
 
 /** A batch folds at most this many signatures, so a backlog is spread over the threads and heavy ones go first. */
 const MAX_BATCH = 128;
+
+/** Requests sent in one turn of the event loop (see askLater). */
+const FAN_OUT_SLICE = 100;
 
 /** Requests sharing one AbortSignal (see nextSignal). */
 const ABORT_GROUP = 32;
@@ -82,7 +85,7 @@ interface Arrival {
 
 /** A running aggregate and the canonical indices (and their weight) folded into it. */
 interface Running {
-  part: PartialAggregate;
+  part: RunningSum;
   members: number[];
   weight: bigint;
 }
@@ -119,10 +122,17 @@ export class Collection {
   private runningWeight = 0n;
   /** Indices whose signature came from a peer in this collection (not from the cache). */
   private readonly live = new Set<number>();
-  /** Indices whose signature is proven valid on its own (pairing over blinded sums, batch check, or single verify). */
+  /**
+   * Indices whose signature is verified: part of an aggregate whose pairing check passed, of a
+   * group that passed a random-scalar batch check, or verified alone. (Colluding signers could
+   * pass the aggregate check with bad signatures that cancel out; should such a cached signature
+   * later be used without its partner, the failed check's bisection finds it and it leaves the
+   * cache.)
+   */
   private readonly confirmed = new Set<number>();
   private checksInFlight = 0;
   private pumpScheduled = false;
+  private askScheduled = false;
   private finalizing = false;
   private done = false;
   private deadlinePassed = false;
@@ -196,14 +206,34 @@ export class Collection {
    */
   private topUp(): void {
     const { targetWeight } = this.input;
+    let asked = 0;
     while (!this.done && !this.deadlinePassed && this.nextToAsk < this.order.length) {
       const inHand = this.acceptedWeight + this.pendingWeight;
       const signerInHand = this.accepted.size + this.pendingCount > 0;
       if (inHand >= targetWeight && signerInHand) return;
       const enoughOnItsWay = inHand + this.outstandingWeight >= targetWeight + this.extraWeight;
       if (enoughOnItsWay && (signerInHand || this.fastOutstanding > 0)) return;
+      if (asked++ === FAN_OUT_SLICE) {
+        this.askLater();
+        return;
+      }
       this.ask(this.order[this.nextToAsk++]!);
     }
+  }
+
+  /**
+   * The rest of a large fan-out goes out on the next turn of the event loop, after the answers
+   * that arrived meanwhile have been read and handed to the workers: sending to 1,000 validators
+   * at once holds the event loop for ~30 ms, while the heaviest validators, asked first, are
+   * already answering.
+   */
+  private askLater(): void {
+    if (this.askScheduled) return;
+    this.askScheduled = true;
+    setImmediate(() => {
+      this.askScheduled = false;
+      this.pump();
+    });
   }
 
   private ask(index: number): void {
@@ -302,8 +332,7 @@ export class Collection {
 
   /**
    * Answers read in one pass of the event loop go to the workers together: fewer, larger tasks
-   * (handing a task to a worker costs ~0.1 ms of CPU, a blinded fold ~0.3 ms before its first
-   * signature). Measured with bench/quorum.ts, see README "Performance".
+   * (handing a task to a worker costs ~0.1 ms of CPU). Measured with bench/quorum.ts, see README "Performance".
    */
   private pumpSoon(): void {
     if (this.pumpScheduled) return;
@@ -386,7 +415,7 @@ export class Collection {
       });
   }
 
-  /** warpgate: subgroup checks and a blinded fold into one running aggregate (merging the idle ones). */
+  /** warpgate: subgroup checks and a plain sum into one running aggregate (merging the idle ones). */
   private async foldBatch(batch: Arrival[], sigs: Uint8Array[], pks: Uint8Array[]): Promise<void> {
     const base = this.takeRunning();
     const r = await this.pool.fold({ sigs, pks, base: base.map((b) => b.part) });
@@ -526,7 +555,8 @@ export class Collection {
   }
 
   /**
-   * warpgate: one pairing over the blinded sums proves every member valid. On failure, bisection
+   * warpgate: one pairing of the summed keys against the summed signatures, the check avalanchego
+   * makes of the signed message. On failure, random-scalar bisection
    * finds the bad signatures; they are dropped and their peers penalized, the rest are folded
    * again, and collecting continues. Returns whether collecting continues.
    */
@@ -648,7 +678,7 @@ export class QuorumShortfall extends Error {
     readonly signedWeight: bigint,
     readonly stats: CollectionStats,
     readonly why: string,
-    /** Signatures proven valid on the way: worth caching for a retry. */
+    /** Signatures verified on the way: worth caching for a retry. */
     readonly verified: Map<string, Uint8Array>,
   ) {
     super(`quorum not reached ${why}`);

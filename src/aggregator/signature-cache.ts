@@ -41,7 +41,7 @@ export class SignatureCache {
     return new Map(entry.sigs);
   }
 
-  /** Adds signatures, each proven valid on its own for this message and key. */
+  /** Adds signatures verified for this message and key (see Collection's `confirmed`). */
   add(messageIdHex: string, sigs: Iterable<[pkHex: string, sig: Uint8Array]>, now = Date.now()): void {
     let entry = this.byMessage.get(messageIdHex);
     if (!entry || entry.expiresAt <= now) {

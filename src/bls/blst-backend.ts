@@ -36,6 +36,10 @@ export class BlstUnavailableError extends Error {
 
 // Known answer (avalanchejs' BLS test vector): a binding that loads but derives a different
 // public key is treated as broken rather than trusted with signatures.
+/** encodeSum's layout: uncompressed Σ pk (x‖y) then uncompressed Σ sig. */
+const UNCOMPRESSED_PK_BYTES = 96;
+const SUM_BYTES = UNCOMPRESSED_PK_BYTES + 192;
+
 const KNOWN_SECRET = '233428aaadf8a5d11ebba263d97b85a286750540f4abd04f109321e07b746277';
 const KNOWN_PUBLIC =
   'adf6062df01fc18456140f7126567a84834d85b2af70454a7aacad932b92d0d7d0dab897d2f9bf46021511969f5b62f8';
@@ -140,18 +144,6 @@ export function createBlstBackend(noble: BlsBackend, blst: BlstModule = loadBlst
     return noble.secretKeyFromBytes(sk.bytes);
   };
 
-  /** Finds the signature aggregateWithRandomness refused, for an error naming its index. */
-  const locateRejected = (parsed: readonly Blst.Signature[], cause: unknown): BlsError => {
-    for (let index = 0; index < parsed.length; index++) {
-      try {
-        (parsed[index] as Blst.Signature).sigValidate(true);
-      } catch (error) {
-        return new BlsError('signature', blstReason(error), index);
-      }
-    }
-    return new BlsError('signature', blstReason(cause));
-  };
-
   const backend: BlsBackend = {
     name: 'blst',
 
@@ -230,36 +222,20 @@ export function createBlstBackend(noble: BlsBackend, blst: BlstModule = loadBlst
       return blst.verify(message, blinded.pk, blinded.sig, false, false);
     },
 
-    blindedAggregate(pairs) {
-      if (pairs.length === 0) throw new BlsError('signature', 'no signatures to aggregate');
-      // Decompress each signature once (errors name the index), sum them, and hand the
-      // uncompressed form to aggregateWithRandomness, whose deserialisation then costs only the
-      // curve-equation check; it does the subgroup and infinity check of every signature and
-      // the multi-scalar multiplication with fresh random non-zero 64-bit scalars.
-      const parsed: Blst.Signature[] = new Array<Blst.Signature>(pairs.length);
-      const sets: Blst.PkAndSerializedSig[] = new Array<Blst.PkAndSerializedSig>(pairs.length);
-      for (let index = 0; index < pairs.length; index++) {
-        const pair = pairs[index] as (typeof pairs)[number];
-        expectLength(pair.sig, SIGNATURE_LENGTH, 'signature', index);
-        let sig: Blst.Signature;
-        try {
-          sig = blst.Signature.fromBytes(pair.sig);
-        } catch (error) {
-          throw new BlsError('signature', blstReason(error), index);
-        }
-        parsed[index] = sig;
-        sets[index] = { pk: pkOf(pair.pk), sig: sig.toBytes(false) };
-      }
-      let blinded: Blst.PkAndSig;
-      try {
-        blinded = blst.aggregateWithRandomness(sets);
-      } catch (error) {
-        throw locateRejected(parsed, error);
-      }
+    encodeSum({ pk, sig }) {
+      const out = new Uint8Array(SUM_BYTES);
+      out.set(pkOf(pk).toBytes(false), 0);
+      out.set(sigOf(sig).toBytes(false), UNCOMPRESSED_PK_BYTES);
+      return out;
+    },
+
+    decodeTrustedSum(bytes) {
+      if (bytes.length !== SUM_BYTES) throw new TypeError(`a running sum is ${SUM_BYTES} bytes, got ${bytes.length}`);
+      // No validation flags: these points were summed here from checked ones (~3 µs, against
+      // ~110 µs for decompressing and subgroup-checking a signature).
       return {
-        sig: makeSignature(blst.aggregateSignatures(parsed, false)),
-        blindedPk: makePublicKey(blinded.pk),
-        blindedSig: makeSignature(blinded.sig),
+        pk: makePublicKey(blst.PublicKey.fromBytes(bytes.subarray(0, UNCOMPRESSED_PK_BYTES))),
+        sig: makeSignature(blst.Signature.fromBytes(bytes.subarray(UNCOMPRESSED_PK_BYTES))),
       };
     },
 

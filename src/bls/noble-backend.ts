@@ -8,7 +8,7 @@ import { bls12_381 } from '@noble/curves/bls12-381.js';
 import type { AffinePoint } from '@noble/curves/abstract/curve.js';
 import type { Fp2 } from '@noble/curves/abstract/tower.js';
 import type { WeierstrassPoint } from '@noble/curves/abstract/weierstrass.js';
-import { numberToBytesBE } from '@noble/curves/utils.js';
+import { bytesToNumberBE, numberToBytesBE } from '@noble/curves/utils.js';
 import {
   POP_DST,
   PUBLIC_KEY_LENGTH,
@@ -43,6 +43,8 @@ const signatures = bls12_381.longSignatures;
 const G1_BASE_AFFINE = G1.Point.BASE.toAffine();
 const FP_BYTES = 48;
 const HALF_P = (Fp.ORDER - 1n) / 2n;
+/** encodeSum's layout: Σ pk (x, y) then Σ sig (x.c0, x.c1, y.c0, y.c1), 48 bytes each. */
+const SUM_BYTES = 6 * FP_BYTES;
 
 // ZCash encoding, written out so that encoding an already-valid point costs no subgroup check.
 // The sort flag (0x20) marks the lexicographically larger of y and -y.
@@ -241,21 +243,35 @@ export function createNobleBackend(): BlsBackend {
       return pairingCheck(nobleKey(blindedPk), signatures.hash(message, SIGNATURE_DST), blindedSig);
     },
 
-    blindedAggregate(pairs) {
-      if (pairs.length === 0) throw new BlsError('signature', 'no signatures to aggregate');
-      const pkPoints = pairs.map((pair) => pkOf(pair.pk).point);
-      const sigPoints = pairs.map((pair, index) => {
-        const point = decodeSignaturePoint(pair.sig, index);
-        if (point.is0()) throw new BlsError('signature', REASON.infinity, index);
-        return point;
+    encodeSum({ pk, sig }) {
+      // Affine coordinates; the point at infinity is (0, 0), which fromAffine maps back to ZERO.
+      const out = new Uint8Array(SUM_BYTES);
+      const pkPoint = pkOf(pk).point;
+      const sigPoint = sigOf(sig);
+      const coordinates: bigint[] = [];
+      if (!pkPoint.is0()) {
+        const { x, y } = pkPoint.toAffine();
+        coordinates.push(x, y);
+      } else coordinates.push(0n, 0n);
+      if (!sigPoint.is0()) {
+        const { x, y } = sigPoint.toAffine();
+        coordinates.push(x.c0, x.c1, y.c0, y.c1);
+      } else coordinates.push(0n, 0n, 0n, 0n);
+      coordinates.forEach((c, i) => out.set(numberToBytesBE(c, FP_BYTES), i * FP_BYTES));
+      return out;
+    },
+
+    decodeTrustedSum(bytes) {
+      if (bytes.length !== SUM_BYTES) throw new TypeError(`a running sum is ${SUM_BYTES} bytes, got ${bytes.length}`);
+      const c = Array.from({ length: 6 }, (_, i) => bytesToNumberBE(bytes.subarray(i * FP_BYTES, (i + 1) * FP_BYTES)));
+      // fromAffine checks only that the coordinates are field elements: these points were
+      // summed here from checked ones.
+      const pkPoint = G1.Point.fromAffine({ x: c[0]!, y: c[1]! });
+      const sigPoint = G2.Point.fromAffine({
+        x: fields.Fp2.create({ c0: c[2]!, c1: c[3]! }),
+        y: fields.Fp2.create({ c0: c[4]!, c1: c[5]! }),
       });
-      const scalars = randomNonZeroScalars(pairs.length);
-      const blindedPk = multiScalarMul64(G1.Point.ZERO, pkPoints, scalars);
-      return {
-        sig: makeSignature(sumPoints(G2.Point.ZERO, sigPoints)),
-        blindedPk: makePublicKey(blindedPk),
-        blindedSig: makeSignature(multiScalarMul64(G2.Point.ZERO, sigPoints, scalars)),
-      };
+      return { pk: makePublicKey(pkPoint), sig: makeSignature(sigPoint) };
     },
 
     signProofOfPossession(sk) {

@@ -60,21 +60,13 @@ export interface BlsBackend {
   verifySameMessage(message: Uint8Array, pairs: readonly { pk: PublicKey; sig: Signature }[]): boolean;
 
   /**
-   * The fold step of an aggregation: subgroup-checks each 96-byte signature, then returns
-   * Σ sig_i (what goes into the signed message) and, with fresh random 64-bit scalars r_i,
-   * Σ r_i·pk_i and Σ r_i·sig_i. verify(blindedPk, message, blindedSig) then proves every
-   * individual signature valid (except with probability 2^-64) at the cost of one pairing; a
-   * plain aggregate check would let two bad signatures that cancel out pass.
-   * Throws BlsError naming the index of a signature that fails to parse or is outside the subgroup.
-   * The point at infinity is refused here as well (it is never one signer's valid signature, and
-   * blst's aggregateWithRandomness rejects it), so both backends behave alike. An empty list
-   * throws.
+   * A running sum (Σ pk, Σ sig) as bytes, to hand between worker threads: uncompressed points
+   * in this backend's own layout, so decoding costs no square roots. decodeTrustedSum checks
+   * nothing (no curve, no subgroup): it is only for bytes encodeSum made in this process from
+   * points that were checked when parsed, never for bytes from outside.
    */
-  blindedAggregate(pairs: readonly { pk: PublicKey; sig: Uint8Array }[]): {
-    sig: Signature;
-    blindedPk: PublicKey;
-    blindedSig: Signature;
-  };
+  encodeSum(sum: { pk: PublicKey; sig: Signature }): Uint8Array;
+  decodeTrustedSum(bytes: Uint8Array): { pk: PublicKey; sig: Signature };
 
   /** Proof of possession: a signature over the 48-byte key under the _POP_ DST. */
   signProofOfPossession(sk: SecretKey): Signature;
@@ -87,7 +79,7 @@ export interface BlsBackend {
 
 /**
  * Thrown for input bytes that are not a valid key or signature. `index` is set when the input
- * was one element of a list (blindedAggregate), so the caller can drop exactly that signer.
+ * was one element of a list, so the caller can drop exactly that signer.
  */
 export class BlsError extends Error {
   override readonly name = 'BlsError';

@@ -239,19 +239,34 @@ describe('bad signatures', () => {
     expect(result.signedWeight).toBe(162n);
   });
 
-  it('two wrong signatures that cancel out in a plain sum are both caught', async () => {
+  it('two colluding signatures that cancel out: the message is still validly signed, and a cached half alone is found and dropped', async () => {
+    // sa = sig_a + X and sb = sig_b - X sum to sig_a + sig_b: a valid signature by both keys,
+    // which is all the final check (avalanchego's) asks. Each alone is invalid, so when a later
+    // aggregation reuses the cached sa without sb, bisection must find it and ask a again.
     const req = request();
-    const [a, b] = [byWeight(14), byWeight(12)];
+    const [a, b] = [byWeight(40), byWeight(30)];
     const [sa, sb] = cancellingPair(sign(net.byKey.get(a)!, req.message.bytes), sign(net.byKey.get(b)!, req.message.bytes));
-    const peers = peersWith(net, [
+    const colluding = peersWith(net, [
       [a, { kind: 'fixed', signature: sa }],
       [b, { kind: 'fixed', signature: sb }],
     ]);
     const cache = new SignatureCache();
-    const result = await aggregator(peers, { cache, fanOut: { extraWeightPercent: 100 } }).aggregate(req);
-    expectDropped(result, peers, [a, b]);
-    const cached = cache.get(bytesToHex(req.message.id));
-    expect(cached.has(a) || cached.has(b)).toBe(false);
+    const first = await aggregator(colluding, { cache, fanOut: { extraWeightPercent: 100 } }).aggregate(req);
+    const signers = expectValid(first);
+    expect(signers).toContain(a);
+    expect(signers).toContain(b);
+
+    const id = bytesToHex(req.message.id);
+    cache.delete(id, b);
+    expect(cache.get(id).get(a)).toEqual(sa);
+    const honest = peersWith(net);
+    // At 87% (209 of 240) the target needs a's weight again.
+    const second = await aggregator(honest, { cache, fanOut: { extraWeightPercent: 100 } }).aggregate({ ...req, quorumPercentage: 87 });
+    expect(expectValid(second, 87)).toContain(a);
+    // The cached half is ours, not the peer's: no penalty; a is asked afresh.
+    expect(honest.requests).toContain(a);
+    expect(honest.penalties).toEqual([]);
+    expect(cache.get(id).get(a)).not.toEqual(sa);
   });
 
   it('bisection finds several bad signatures among 64 that arrive together', async () => {

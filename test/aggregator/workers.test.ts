@@ -1,5 +1,5 @@
-// The BLS tasks the collection runs in the worker pool, through the real pool: the blinded fold
-// and its rejections, the final check over running aggregates, and bisection.
+// The BLS tasks the collection runs in the worker pool, through the real pool: the fold (subgroup
+// check and sum) and its rejections, the final check over running sums, and bisection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlsWorkerPool } from '../../src/aggregator/worker-pool.js';
 import { g2PointOutsideSubgroup } from '../bls/helpers.js';
@@ -44,20 +44,34 @@ describe('fold and finalize', () => {
     expect(r).toEqual({ partial: null, rejected: [0] });
   });
 
-  it('the final check fails for a signature over another message, and for a cancelling pair', async () => {
+  it('the final check fails for a signature over another message or by another key', async () => {
     const wrong = [...good.slice(0, 8)];
     wrong[3] = sign(net.validators[3]!, message('another').bytes);
     const r1 = await pool.fold({ sigs: wrong, pks: pks.slice(0, 8) });
     expect((await pool.finalize({ message: msg, parts: [r1.partial!] })).valid).toBe(false);
+    const swapped = [...good.slice(0, 8)];
+    swapped[4] = good[9]!;
+    const r2 = await pool.fold({ sigs: swapped, pks: pks.slice(0, 8) });
+    expect((await pool.finalize({ message: msg, parts: [r2.partial!] })).valid).toBe(false);
+  });
 
+  it('merges many running sums, in any grouping, into the same aggregate', async () => {
+    const parts = await Promise.all([0, 8, 16, 24].map((at) => pool.fold({ sigs: good.slice(at, at + 8), pks: pks.slice(at, at + 8) })));
+    const merged = await pool.fold({ sigs: [], pks: [], base: parts.slice(0, 2).map((p) => p.partial!) });
+    const done = await pool.finalize({ message: msg, parts: [merged.partial!, parts[2]!.partial!, parts[3]!.partial!] });
+    expect(done.valid).toBe(true);
+    const plain = blst.aggregateSignatures(good.slice(0, 32).map((s) => blst.signatureFromBytes(s))).bytes;
+    expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
+  });
+
+  it('a cancelling pair passes the aggregate check (its sum is a valid signature by both keys); bisection still names both', async () => {
     const pair = [...good.slice(0, 8)];
     [pair[2], pair[5]] = cancellingPair(good[2]!, good[5]!);
-    // The plain sum is unchanged, so a plain aggregate check would pass; the blinded one does not.
-    const plainPk = blst.aggregatePublicKeys(pks.slice(0, 8).map((p) => blst.publicKeyFromBytes(p)));
-    const plainSig = blst.aggregateSignatures(pair.map((s) => blst.signatureFromBytes(s)));
-    expect(blst.verify(plainPk, msg, plainSig)).toBe(true);
-    const r2 = await pool.fold({ sigs: pair, pks: pks.slice(0, 8) });
-    expect((await pool.finalize({ message: msg, parts: [r2.partial!] })).valid).toBe(false);
+    const r = await pool.fold({ sigs: pair, pks: pks.slice(0, 8) });
+    const done = await pool.finalize({ message: msg, parts: [r.partial!] });
+    expect(done.valid).toBe(true);
+    const plain = blst.aggregateSignatures(good.slice(0, 8).map((s) => blst.signatureFromBytes(s))).bytes;
+    expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
     expect(await pool.findInvalid({ message: msg, sigs: pair, pks: pks.slice(0, 8) })).toEqual([2, 5]);
   });
 });
