@@ -1,10 +1,13 @@
-// The peer protocol's frames (docs/peer-protocol.md): JSON text messages with a version and a
-// type, byte fields as hex. Decoding is strict; anything a side cannot accept becomes a
-// ProtocolError that carries the WebSocket close code and reason to end the connection with.
+// The peer protocol's frames (docs/peer-protocol.md): the handshake and refusals are JSON text
+// messages with a version and a type, byte fields as hex; the two frames of every request, sign
+// and signature, are binary messages (an aggregation over 1,000 validators sends and reads
+// thousands of them, and JSON with hex cost both sides more than the socket writes). Decoding is
+// strict; anything a side cannot accept becomes a ProtocolError that carries the WebSocket close
+// code and reason to end the connection with.
 
 export const PROTOCOL_VERSION = 1;
 
-/** 256 KiB: a full 24 KiB Warp payload is about 49 KiB of hex, with room for the justification. */
+/** 256 KiB: room for a full 24 KiB Warp payload and its justification, with plenty to spare. */
 export const DEFAULT_MAX_FRAME_BYTES = 256 * 1024;
 
 export const CloseCode = {
@@ -30,8 +33,8 @@ export const CHALLENGE_BYTES = 32;
 export type ChallengeFrame = { v: 1; type: 'challenge'; challenge: string };
 export type HelloFrame = { v: 1; type: 'hello'; publicKey: string; proof: string };
 export type WelcomeFrame = { v: 1; type: 'welcome' };
-export type SignFrame = { v: 1; type: 'sign'; id: number; message: string; justification: string };
-export type SignatureFrame = { v: 1; type: 'signature'; id: number; signature: string };
+export type SignFrame = { v: 1; type: 'sign'; id: number; message: Uint8Array; justification: Uint8Array };
+export type SignatureFrame = { v: 1; type: 'signature'; id: number; signature: Uint8Array };
 export type RefusedFrame = { v: 1; type: 'refused'; id: number; reason: string };
 
 /** Frames the service sends and the signer receives. */
@@ -93,12 +96,12 @@ export function decodeFrame(
   from: 'service' | 'signer',
   maxFrameBytes: number,
 ): Frame {
-  if (isBinary) throw new ProtocolError(CloseCode.malformed, 'binary frames are not part of the protocol');
   const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
   // ws enforces maxPayload already; this guards callers that configure ws differently.
   if (buf.length > maxFrameBytes) {
     throw new ProtocolError(CloseCode.tooBig, `frame of ${buf.length} bytes exceeds the limit of ${maxFrameBytes}`);
   }
+  if (isBinary) return decodeBinaryFrame(buf, from);
   let parsed: unknown;
   try {
     parsed = JSON.parse(buf.toString('utf8'));
@@ -126,18 +129,86 @@ export function decodeFrame(
     case 'welcome':
       return { v: 1, type };
     case 'sign':
-      return { v: 1, type, id: idField(obj), message: hexField(obj, 'message'), justification: hexField(obj, 'justification') };
+    case 'signature':
+      throw new ProtocolError(CloseCode.malformed, `'${type}' frames are binary messages, not JSON`);
     case 'hello':
       return { v: 1, type, publicKey: hexField(obj, 'publicKey', PUBLIC_KEY_BYTES), proof: hexField(obj, 'proof', SIGNATURE_BYTES) };
-    case 'signature':
-      return { v: 1, type, id: idField(obj), signature: hexField(obj, 'signature', SIGNATURE_BYTES) };
     default:
       return { v: 1, type: 'refused', id: idField(obj), reason: field(obj, 'reason', 'string') as string };
   }
 }
 
-export function encodeFrame(frame: Frame): string {
+/** A JSON frame (every type but sign and signature, which encodeSign and encodeSignature write). */
+export function encodeFrame(frame: Exclude<Frame, SignFrame | SignatureFrame>): string {
   return JSON.stringify(frame);
+}
+
+// ---- binary frames ------------------------------------------------------------------------
+// version (1 byte) ‖ kind (1 byte) ‖ id (8 bytes, big-endian, at most 2^53 − 1) ‖ body
+//   sign:      message length (4 bytes, big-endian) ‖ message ‖ justification (the rest)
+//   signature: the 96-byte compressed signature
+
+export const BinaryKind = { sign: 0x01, signature: 0x02 } as const;
+const HEADER_BYTES = 10;
+const SIGN_BODY_OFFSET = HEADER_BYTES + 4;
+const TWO_32 = 2 ** 32;
+/** The high word of a safe integer id is below 2^21. */
+const MAX_ID_HIGH = 2 ** 21;
+
+function writeHeader(out: Buffer, kind: number, id: number): void {
+  out[0] = PROTOCOL_VERSION;
+  out[1] = kind;
+  out.writeUInt32BE(Math.floor(id / TWO_32), 2);
+  out.writeUInt32BE(id % TWO_32, 6);
+}
+
+export function encodeSign(id: number, message: Uint8Array, justification: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(SIGN_BODY_OFFSET + message.length + justification.length);
+  writeHeader(out, BinaryKind.sign, id);
+  out.writeUInt32BE(message.length, HEADER_BYTES);
+  out.set(message, SIGN_BODY_OFFSET);
+  out.set(justification, SIGN_BODY_OFFSET + message.length);
+  return out;
+}
+
+export function encodeSignature(id: number, signature: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(HEADER_BYTES + SIGNATURE_BYTES);
+  writeHeader(out, BinaryKind.signature, id);
+  out.set(signature, HEADER_BYTES);
+  return out;
+}
+
+/** Bytes of a received frame, copied: ws may hand out a view into a larger socket buffer. */
+function copy(buf: Buffer, start: number, end: number): Uint8Array {
+  return new Uint8Array(buf.subarray(start, end));
+}
+
+function decodeBinaryFrame(buf: Buffer, from: 'service' | 'signer'): Frame {
+  if (buf.length < HEADER_BYTES) {
+    throw new ProtocolError(CloseCode.malformed, `binary frame of ${buf.length} bytes is shorter than its ${HEADER_BYTES}-byte header`);
+  }
+  if (buf[0] !== PROTOCOL_VERSION) {
+    throw new ProtocolError(CloseCode.badVersion, `unsupported protocol version ${buf[0]}, this side speaks ${PROTOCOL_VERSION}`);
+  }
+  const kind = buf[1];
+  const high = buf.readUInt32BE(2);
+  if (high >= MAX_ID_HIGH) throw new ProtocolError(CloseCode.malformed, `field 'id' must be a non-negative safe integer`);
+  const id = high * TWO_32 + buf.readUInt32BE(6);
+  if (kind === BinaryKind.sign) {
+    if (from !== 'service') throw new ProtocolError(CloseCode.unexpected, `a service does not receive 'sign' frames`);
+    if (buf.length < SIGN_BODY_OFFSET) throw new ProtocolError(CloseCode.malformed, `sign frame of ${buf.length} bytes has no message length`);
+    const messageEnd = SIGN_BODY_OFFSET + buf.readUInt32BE(HEADER_BYTES);
+    if (messageEnd > buf.length) throw new ProtocolError(CloseCode.malformed, `sign frame's message length runs past its end`);
+    return { v: 1, type: 'sign', id, message: copy(buf, SIGN_BODY_OFFSET, messageEnd), justification: copy(buf, messageEnd, buf.length) };
+  }
+  if (kind === BinaryKind.signature) {
+    if (from !== 'signer') throw new ProtocolError(CloseCode.unexpected, `a signer does not receive 'signature' frames`);
+    if (buf.length !== HEADER_BYTES + SIGNATURE_BYTES) {
+      throw new ProtocolError(CloseCode.malformed, `field 'signature' must be ${SIGNATURE_BYTES} bytes, got ${buf.length - HEADER_BYTES}`);
+    }
+    return { v: 1, type: 'signature', id, signature: copy(buf, HEADER_BYTES, buf.length) };
+  }
+  throw new ProtocolError(CloseCode.unknownType, `unknown binary frame kind ${kind}`);
 }
 
 /** WebSocket close reasons are limited to 123 bytes of UTF-8. */

@@ -4,10 +4,10 @@ import type WebSocket from 'ws';
 import { bytesToHex, hexToBytes } from '../warp/hex.js';
 import { authMessage, newChallenge, type VerifyPossession } from './auth.js';
 import { PeerRequestError, type PeerRequestFailure } from './errors.js';
-import { CloseCode, ProtocolError, decodeFrame, encodeFrame, type SignerFrame } from './frames.js';
+import { CloseCode, ProtocolError, decodeFrame, encodeFrame, encodeSign, type SignerFrame } from './frames.js';
 import { startHeartbeat } from './heartbeat.js';
 import type { PeerLogger } from './logger.js';
-import { closeSocket, sendText } from './socket.js';
+import { closeSocket, sendFrame } from './socket.js';
 import type { PeerAnswer, SignatureRequest } from './types.js';
 
 /** Longest refusal reason handed to the aggregator. */
@@ -36,7 +36,7 @@ export interface SessionHooks {
 
 interface Pending {
   id: number;
-  text: string;
+  frame: Buffer;
   resolve(answer: PeerAnswer): void;
   reject(err: PeerRequestError): void;
   timer: NodeJS.Timeout;
@@ -89,7 +89,7 @@ export class ServiceSession {
       () => this.fail(new ProtocolError(CloseCode.handshakeTimeout, `no valid hello within ${this.limits.handshakeTimeoutMs} ms`)),
       this.limits.handshakeTimeoutMs,
     );
-    sendText(this.ws, encodeFrame({ v: 1, type: 'challenge', challenge: bytesToHex(this.challenge) }));
+    sendFrame(this.ws, encodeFrame({ v: 1, type: 'challenge', challenge: bytesToHex(this.challenge) }));
   }
 
   request(req: SignatureRequest, timeoutMs: number, signal: AbortSignal | undefined): Promise<PeerAnswer> {
@@ -99,16 +99,10 @@ export class ServiceSession {
     }
     if (signal?.aborted) return Promise.reject(new PeerRequestError('aborted', key, 'request aborted by the caller'));
     const id = this.nextId++;
-    const text = encodeFrame({
-      v: 1,
-      type: 'sign',
-      id,
-      message: bytesToHex(req.message),
-      justification: bytesToHex(req.justification),
-    });
-    if (text.length > this.limits.maxFrameBytes) {
+    const frame = encodeSign(id, req.message, req.justification);
+    if (frame.length > this.limits.maxFrameBytes) {
       return Promise.reject(
-        new PeerRequestError('protocol', key, `request frame of ${text.length} bytes exceeds the peer frame limit of ${this.limits.maxFrameBytes}`),
+        new PeerRequestError('protocol', key, `request frame of ${frame.length} bytes exceeds the peer frame limit of ${this.limits.maxFrameBytes}`),
       );
     }
     if (this.inFlight.size >= this.limits.maxInFlight && this.queue.size >= this.limits.maxQueued) {
@@ -119,7 +113,7 @@ export class ServiceSession {
     return new Promise<PeerAnswer>((resolve, reject) => {
       const p: Pending = {
         id,
-        text,
+        frame,
         resolve,
         reject,
         signal,
@@ -145,7 +139,7 @@ export class ServiceSession {
 
   private send(p: Pending): void {
     this.inFlight.set(p.id, p);
-    sendText(this.ws, p.text);
+    sendFrame(this.ws, p.frame);
   }
 
   /** Finishes a request exactly once, frees its slot and sends the next queued one. */
@@ -204,7 +198,7 @@ export class ServiceSession {
     if (late) return this.fail(late);
     clearTimeout(this.handshakeTimer);
     this.state = 'ready';
-    sendText(this.ws, encodeFrame({ v: 1, type: 'welcome' }));
+    sendFrame(this.ws, encodeFrame({ v: 1, type: 'welcome' }));
     this.hooks.logger.info({ peer: this.origin, publicKey }, 'peer authenticated');
     this.hooks.ready(this);
   }
@@ -222,7 +216,7 @@ export class ServiceSession {
     this.settle(
       p,
       frame.type === 'signature'
-        ? { kind: 'signature', signature: hexToBytes(frame.signature) }
+        ? { kind: 'signature', signature: frame.signature }
         : { kind: 'refused', reason: frame.reason.slice(0, MAX_REASON_CHARS) },
     );
   }

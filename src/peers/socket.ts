@@ -17,10 +17,10 @@ export function socketOptions(maxFrameBytes: number): { maxPayload: number; perM
   };
 }
 
-/** Sends a text frame if the socket is still open; false when it was not. */
-export function sendText(ws: WebSocket, text: string): boolean {
+/** Sends a text frame (a string) or a binary one (bytes) if the socket is still open; false when it was not. */
+export function sendFrame(ws: WebSocket, frame: string | Buffer): boolean {
   if (ws.readyState !== WebSocket.OPEN) return false;
-  ws.send(text);
+  ws.send(frame, { binary: typeof frame !== 'string' });
   return true;
 }
 

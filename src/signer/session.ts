@@ -4,10 +4,10 @@
 import type WebSocket from 'ws';
 import type { BlsBackend, SecretKey } from '../bls/types.js';
 import { proveKey } from '../peers/auth.js';
-import { CloseCode, ProtocolError, SIGNATURE_BYTES, decodeFrame, encodeFrame, type ServiceFrame, type SignFrame } from '../peers/frames.js';
+import { CloseCode, ProtocolError, SIGNATURE_BYTES, decodeFrame, encodeFrame, encodeSignature, type ServiceFrame, type SignFrame } from '../peers/frames.js';
 import { startHeartbeat } from '../peers/heartbeat.js';
 import type { PeerLogger } from '../peers/logger.js';
-import { closeSocket, sendText } from '../peers/socket.js';
+import { closeSocket, sendFrame } from '../peers/socket.js';
 import { concatBytes, bytesToHex, hexToBytes } from '../warp/hex.js';
 import { parseUnsignedMessage, type UnsignedMessage } from '../warp/unsigned-message.js';
 import type { FaultMode } from './faults.js';
@@ -87,7 +87,7 @@ export class SignerSession {
         if (this.state !== 'challenge') throw new ProtocolError(CloseCode.unexpected, 'a second challenge');
         const proof = proveKey(this.cfg.bls, this.cfg.secretKey, hexToBytes(frame.challenge));
         this.state = 'hello-sent';
-        sendText(this.ws, encodeFrame({ v: 1, type: 'hello', publicKey: bytesToHex(this.cfg.publicKey), proof: bytesToHex(proof) }));
+        sendFrame(this.ws, encodeFrame({ v: 1, type: 'hello', publicKey: bytesToHex(this.cfg.publicKey), proof: bytesToHex(proof) }));
         // The service may have many proofs to check before ours (all signers connect at once
         // after it restarts): give the welcome its own, longer deadline.
         clearTimeout(this.handshakeTimer);
@@ -118,14 +118,15 @@ export class SignerSession {
     }
     let message: UnsignedMessage;
     try {
-      message = parseUnsignedMessage(hexToBytes(frame.message));
+      message = parseUnsignedMessage(frame.message);
     } catch (err) {
       return this.answer(frame.id, { kind: 'refused', reason: `malformed message: ${(err as Error).message}` });
     }
     const faults = this.cfg.faults;
     if (faults === 'silent') return;
     if (faults === 'garbage') {
-      sendText(this.ws, `{"v":1,"type":"signature","id":${frame.id},`);
+      // A signature frame cut short: its header and half a signature.
+      sendFrame(this.ws, encodeSignature(frame.id, new Uint8Array(SIGNATURE_BYTES)).subarray(0, 58));
       return;
     }
     if (faults === 'disconnect') {
@@ -133,7 +134,7 @@ export class SignerSession {
       return;
     }
     this.inFlight++;
-    this.outcome(message, hexToBytes(frame.justification))
+    this.outcome(message, frame.justification)
       .catch((err: unknown): SignOutcome => {
         this.cfg.logger.warn({ err: (err as Error).message }, 'signing backend failed');
         return { kind: 'refused', reason: `signer error: ${(err as Error).message}` };
@@ -167,13 +168,9 @@ export class SignerSession {
     if (outcome.kind === 'signature' && outcome.signature.length !== SIGNATURE_BYTES) {
       outcome = { kind: 'refused', reason: `signer error: the backend produced a ${outcome.signature.length}-byte signature` };
     }
-    sendText(
+    sendFrame(
       this.ws,
-      encodeFrame(
-        outcome.kind === 'signature'
-          ? { v: 1, type: 'signature', id, signature: bytesToHex(outcome.signature) }
-          : { v: 1, type: 'refused', id, reason: outcome.reason },
-      ),
+      outcome.kind === 'signature' ? encodeSignature(id, outcome.signature) : encodeFrame({ v: 1, type: 'refused', id, reason: outcome.reason }),
     );
   }
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { authMessage, AUTH_CONTEXT, PEER_AUTH_DST } from '../../src/peers/auth.js';
-import { CloseCode } from '../../src/peers/frames.js';
+import { CloseCode, encodeSign } from '../../src/peers/frames.js';
 import { PeerRequestError } from '../../src/peers/pool.js';
 import { SIGNATURE_DST } from '../../src/bls/constants.js';
 import { bytesToHex } from '../../src/warp/hex.js';
@@ -199,7 +199,7 @@ describe('handshake', () => {
     const raw = closer.add(await RawSigner.dial(`ws://127.0.0.1:${port}`), (r) => r.close());
     raw.send({ v: 1, type: 'challenge', challenge: '11'.repeat(32) });
     await waitFor(() => raw.frames.some((f) => f.type === 'hello'), 'hello');
-    raw.send({ v: 1, type: 'sign', id: 0, message: bytesToHex(message('early').bytes), justification: '' });
+    raw.ws.send(encodeSign(0, message('early').bytes, new Uint8Array()));
     const { code } = await raw.waitClosed();
     expect(code).toBe(CloseCode.unexpected);
     expect(raw.frames.map((f) => f.type)).toEqual(['hello']);

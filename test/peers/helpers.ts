@@ -7,6 +7,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { loadBackend, nobleBackend } from '../../src/bls/index.js';
 import type { BlsBackend, SecretKey } from '../../src/bls/types.js';
 import { authMessage, PEER_AUTH_DST } from '../../src/peers/auth.js';
+import { decodeFrame } from '../../src/peers/frames.js';
 import { PeerPool, type PeerPoolOptions } from '../../src/peers/pool.js';
 import { KeyFileBackend } from '../../src/signer/key-file.js';
 import { SignerPeer, type SignerPeerOptions } from '../../src/signer/peer.js';
@@ -119,6 +120,11 @@ export function once<T extends unknown[]>(emitter: { once(e: string, f: (...a: T
   });
 }
 
+function binaryFrameRecord(data: Buffer): Record<string, unknown> {
+  const frame = decodeFrame(data, true, 'service', Number.MAX_SAFE_INTEGER);
+  return frame.type === 'sign' ? { ...frame, message: bytesToHex(frame.message), justification: bytesToHex(frame.justification) } : { ...frame };
+}
+
 /**
  * A signer driven by hand, to misbehave in ways SignerPeer never would. It records every frame it
  * receives; `prove` decides what goes into the hello.
@@ -142,8 +148,9 @@ export class RawSigner {
       });
     });
     ws.on('error', () => {});
-    ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as Record<string, unknown>;
+    ws.on('message', (data, isBinary) => {
+      // Sign frames are binary; they are recorded as records too, byte fields as hex.
+      const frame = isBinary ? binaryFrameRecord(data as Buffer) : (JSON.parse(data.toString()) as Record<string, unknown>);
       this.frames.push(frame);
       if (frame.type === 'challenge') this.challenges.push(hexToBytes(frame.challenge as string));
       this.onFrame?.(frame, this);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CloseCode } from '../../src/peers/frames.js';
+import { CloseCode, encodeSignature } from '../../src/peers/frames.js';
 import type { PeerPool } from '../../src/peers/pool.js';
 import { PeerRequestError } from '../../src/peers/pool.js';
 import { bytesToHex, hexToBytes } from '../../src/warp/hex.js';
@@ -142,7 +142,7 @@ describe('requests', () => {
   it('refuses to send a request frame over the size limit', async () => {
     const raw = await rawPeer(() => {});
     const p = await connectedPool(raw.url, { maxFrameBytes: 4096 });
-    const err = await rejection(p.request(raw.pkHex, { message: new Uint8Array(3000), justification: noJustification }));
+    const err = await rejection(p.request(raw.pkHex, { message: new Uint8Array(4090), justification: noJustification }));
     expect(err.reason).toBe('protocol');
     expect(p.isConnected(raw.pkHex)).toBe(true);
   });
@@ -152,9 +152,11 @@ describe('requests', () => {
     ['an unparseable frame', (r) => r.send('{"v":1,"type":"signature",'), CloseCode.malformed],
     ['an oversized frame', (r, id) => r.send({ v: 1, type: 'refused', id, reason: 'x'.repeat(5000) }), CloseCode.tooBig],
     ['an unknown frame type', (r, id) => r.send({ v: 1, type: 'gossip', id }), CloseCode.unknownType],
-    ['a frame of another version', (r, id) => r.send({ v: 2, type: 'signature', id, signature: '00'.repeat(96) }), CloseCode.badVersion],
-    ['a signature that is not 96 bytes', (r, id) => r.send({ v: 1, type: 'signature', id, signature: '00'.repeat(95) }), CloseCode.malformed],
-    ['a binary frame', (r) => r.ws.send(Buffer.from([1, 2, 3])), CloseCode.malformed],
+    ['a frame of another version', (r, id) => r.send({ v: 2, type: 'refused', id, reason: 'no' }), CloseCode.badVersion],
+    ['a binary frame of another version', (r, id) => r.ws.send(Buffer.concat([Buffer.of(2), encodeSignature(id as number, new Uint8Array(96)).subarray(1)])), CloseCode.badVersion],
+    ['a signature that is not 96 bytes', (r, id) => r.ws.send(encodeSignature(id as number, new Uint8Array(96)).subarray(0, 105)), CloseCode.malformed],
+    ['a signature as JSON', (r, id) => r.send({ v: 1, type: 'signature', id, signature: '00'.repeat(96) }), CloseCode.malformed],
+    ['a binary frame cut short', (r) => r.ws.send(Buffer.from([1, 2, 3])), CloseCode.malformed],
     ['a frame only the service sends', (r) => r.send({ v: 1, type: 'challenge', challenge: '00'.repeat(32) }), CloseCode.unexpected],
     ['an answer to an id never sent', (r) => r.send({ v: 1, type: 'refused', id: 99, reason: 'no' }), CloseCode.unexpected],
   ];

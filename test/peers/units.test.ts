@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, validateBackoff } from '../../src/peers/backoff.js';
-import { CloseCode, ProtocolError, closeReason, decodeFrame } from '../../src/peers/frames.js';
+import { CloseCode, ProtocolError, closeReason, decodeFrame, encodeSign, encodeSignature } from '../../src/peers/frames.js';
 import { PenaltyBox } from '../../src/peers/penalties.js';
 
 const LIMIT = 1024;
@@ -20,15 +20,51 @@ function closeCodeOf(fn: () => unknown): number | undefined {
 describe('frame decoding', () => {
   it('accepts each frame type from the side that sends it', () => {
     expect(decode('service', { v: 1, type: 'challenge', challenge: 'ab'.repeat(32) })).toEqual({ v: 1, type: 'challenge', challenge: 'ab'.repeat(32) });
-    expect(decode('service', { v: 1, type: 'sign', id: 3, message: '00ff', justification: '', extra: true })).toEqual({
-      v: 1,
-      type: 'sign',
-      id: 3,
-      message: '00ff',
-      justification: '',
-    });
     expect(decode('signer', { v: 1, type: 'refused', id: 0, reason: 'no' })).toEqual({ v: 1, type: 'refused', id: 0, reason: 'no' });
-    expect(decode('signer', { v: 1, type: 'signature', id: 9, signature: 'AB'.repeat(96) }).type).toBe('signature');
+    const sign = decodeFrame(encodeSign(3, Uint8Array.of(0, 0xff), Uint8Array.of(7)), true, 'service', LIMIT);
+    expect(sign).toEqual({ v: 1, type: 'sign', id: 3, message: Uint8Array.of(0, 0xff), justification: Uint8Array.of(7) });
+    const sig = Uint8Array.from({ length: 96 }, (_, i) => i);
+    expect(decodeFrame(encodeSignature(9, sig), true, 'signer', LIMIT)).toEqual({ v: 1, type: 'signature', id: 9, signature: sig });
+  });
+
+  it('carries every safe integer id, and an empty message and justification, through a binary frame', () => {
+    for (const id of [0, 1, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER]) {
+      expect(decodeFrame(encodeSign(id, new Uint8Array(), new Uint8Array()), true, 'service', LIMIT)).toEqual({
+        v: 1,
+        type: 'sign',
+        id,
+        message: new Uint8Array(),
+        justification: new Uint8Array(),
+      });
+    }
+  });
+
+  it('hands out copies, not views into the socket buffer', () => {
+    const frame = encodeSignature(1, new Uint8Array(96).fill(5));
+    const decoded = decodeFrame(frame, true, 'signer', LIMIT) as { signature: Uint8Array };
+    frame.fill(0);
+    expect(decoded.signature.every((b) => b === 5)).toBe(true);
+    expect(decoded.signature.byteOffset).toBe(0);
+    expect(decoded.signature.buffer.byteLength).toBe(96);
+  });
+
+  const binary = (from: 'service' | 'signer', bytes: Buffer | number[]) => () =>
+    decodeFrame(Buffer.from(bytes), true, from as 'signer', LIMIT);
+  const signature = encodeSignature(0, new Uint8Array(96));
+  it.each([
+    ['a header cut short', binary('signer', [1, 2, 0, 0]), CloseCode.malformed],
+    ['a binary frame of version 2', binary('signer', Buffer.concat([Buffer.of(2), signature.subarray(1)])), CloseCode.badVersion],
+    ['an unknown binary kind', binary('signer', Buffer.concat([Buffer.of(1, 9), signature.subarray(2)])), CloseCode.unknownType],
+    ['a signature of 95 bytes', binary('signer', signature.subarray(0, 105)), CloseCode.malformed],
+    ['a signature of 97 bytes', binary('signer', Buffer.concat([signature, Buffer.of(0)])), CloseCode.malformed],
+    ['an id beyond 2^53 - 1', binary('signer', Buffer.concat([Buffer.of(1, 2, 0, 0x20), signature.subarray(4)])), CloseCode.malformed],
+    ['a sign frame sent to the service', binary('signer', encodeSign(0, new Uint8Array(4), new Uint8Array())), CloseCode.unexpected],
+    ['a signature frame sent to a signer', binary('service', signature), CloseCode.unexpected],
+    ['a sign frame whose message length runs past its end', binary('service', Buffer.concat([encodeSign(0, new Uint8Array(4), new Uint8Array()).subarray(0, 13), Buffer.of(9, 0, 0)])), CloseCode.malformed],
+    ['a sign frame without its message length', binary('service', encodeSign(0, new Uint8Array(), new Uint8Array()).subarray(0, 12)), CloseCode.malformed],
+    ['an oversized binary frame', () => decodeFrame(Buffer.alloc(LIMIT + 1, 1), true, 'signer', LIMIT), CloseCode.tooBig],
+  ])('closes on %s', (_name, fn, code) => {
+    expect(closeCodeOf(fn)).toBe(code);
   });
 
   it.each([
@@ -40,7 +76,7 @@ describe('frame decoding', () => {
     ['a service frame from a signer', { v: 1, type: 'sign', id: 0, message: '', justification: '' }, CloseCode.unexpected],
     ['a negative id', { v: 1, type: 'refused', id: -1, reason: '' }, CloseCode.malformed],
     ['a fractional id', { v: 1, type: 'refused', id: 1.5, reason: '' }, CloseCode.malformed],
-    ['a 0x-prefixed signature', { v: 1, type: 'signature', id: 0, signature: `0x${'00'.repeat(95)}` }, CloseCode.malformed],
+    ['a signature as JSON (signatures are binary frames)', { v: 1, type: 'signature', id: 0, signature: '00'.repeat(96) }, CloseCode.malformed],
     ['a short public key', { v: 1, type: 'hello', publicKey: '00'.repeat(47), proof: '00'.repeat(96) }, CloseCode.malformed],
     ['a reason that is not a string', { v: 1, type: 'refused', id: 0, reason: 5 }, CloseCode.malformed],
     ['an oversized frame', { v: 1, type: 'refused', id: 0, reason: 'x'.repeat(LIMIT) }, CloseCode.tooBig],
@@ -49,7 +85,8 @@ describe('frame decoding', () => {
   });
 
   it('names the offending field', () => {
-    expect(() => decode('signer', { v: 1, type: 'signature', id: 0, signature: 'zz' })).toThrow(/signature/);
+    expect(() => decode('signer', { v: 1, type: 'hello', publicKey: 'zz', proof: '00'.repeat(96) })).toThrow(/publicKey/);
+    expect(() => decodeFrame(encodeSignature(0, new Uint8Array(96)).subarray(0, 50), true, 'signer', LIMIT)).toThrow(/signature/);
   });
 
   it('keeps close reasons within the 123 bytes WebSocket allows', () => {
