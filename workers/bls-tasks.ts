@@ -93,6 +93,17 @@ export function fold(task: FoldTask): FoldResult {
   return { partial: sigs.length > 0 ? sum(pks, sigs) : null, rejected };
 }
 
+/** Many folds in one task (src/aggregator/task-batcher.ts): each job's result, or what it threw. */
+export function foldMany(jobs: FoldTask[]): ({ ok: true; value: FoldResult } | { ok: false; error: string })[] {
+  return jobs.map((job) => {
+    try {
+      return { ok: true as const, value: fold(job) };
+    } catch (err) {
+      return { ok: false as const, error: err instanceof Error ? err.message : String(err) };
+    }
+  });
+}
+
 export interface FinalizeTask {
   message: Uint8Array;
   /** Running sums returned by fold. */

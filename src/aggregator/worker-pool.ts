@@ -7,6 +7,7 @@ import { Piscina } from 'piscina';
 import { packagePath } from '../util/ts-runtime.js';
 import type { BackendName } from '../bls/types.js';
 import { AggregationError } from './errors.js';
+import { TaskBatcher, type JobOutcome } from './task-batcher.js';
 import type {
   FindInvalidTask,
   FinalizeTask,
@@ -37,8 +38,12 @@ export class WorkerPoolClosedError extends AggregationError {
 /** close() waits this long for running tasks before it terminates the threads. */
 const CLOSE_DRAIN_MS = 5_000;
 
+/** Folds per task at most: ~64 × 0.1 ms keeps one task from holding a thread for long. */
+const MAX_FOLDS_PER_TASK = 64;
+
 export class BlsWorkerPool {
   private readonly piscina: Piscina;
+  private readonly folds: TaskBatcher<FoldTask, FoldResult>;
   readonly backend: BackendName;
   private inFlight = 0;
   private closing: Promise<void> | undefined;
@@ -54,11 +59,12 @@ export class BlsWorkerPool {
       maxQueue: opts.maxQueue ?? 4096,
       idleTimeout: 60_000,
     });
+    this.folds = new TaskBatcher((jobs) => this.run<JobOutcome<FoldResult>[]>('foldMany', jobs), threads, MAX_FOLDS_PER_TASK);
   }
 
-  /** Tasks waiting for a thread (the worker-pool queue depth metric). */
+  /** Tasks and batched folds waiting for a thread (the worker-pool queue depth metric). */
   get queueSize(): number {
-    return this.piscina.queueSize;
+    return this.piscina.queueSize + this.folds.queued;
   }
 
   get threads(): number {
@@ -80,8 +86,9 @@ export class BlsWorkerPool {
     }
   }
 
+  /** Batched with the folds of other aggregations while every thread is busy (task-batcher.ts). */
   fold(task: FoldTask): Promise<FoldResult> {
-    return this.run('fold', task);
+    return this.folds.run(task);
   }
   /** Sums running aggregates and checks every signature in them with one pairing. */
   finalize(task: FinalizeTask): Promise<{ valid: boolean; signature: Uint8Array }> {

@@ -76,6 +76,29 @@ describe('fold and finalize', () => {
   });
 });
 
+describe('folds from many aggregations at once', () => {
+  it('are batched into shared tasks and each caller gets its own running sum', async () => {
+    // 40 concurrent folds of 6 signatures each: more than two threads take at once, so most
+    // wait in the batcher and go out together.
+    const folds = await Promise.all(
+      Array.from({ length: 40 }, (_, k) => {
+        const at = (k * 6) % 240;
+        const sigs = good.slice(at, at + 6);
+        if (k % 5 === 0) sigs[1] = g2PointOutsideSubgroup();
+        return pool.fold({ sigs, pks: pks.slice(at, at + 6) }).then((r) => ({ r, at, k }));
+      }),
+    );
+    for (const { r, at, k } of folds) {
+      expect(r.rejected).toEqual(k % 5 === 0 ? [1] : []);
+      const done = await pool.finalize({ message: msg, parts: [r.partial!] });
+      expect(done.valid).toBe(true);
+      const used = good.slice(at, at + 6).filter((_, i) => !(k % 5 === 0 && i === 1));
+      const plain = blst.aggregateSignatures(used.map((s) => blst.signatureFromBytes(s))).bytes;
+      expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
+    }
+  });
+});
+
 describe('bisection', () => {
   it('finds exactly the bad signatures in a batch of 256', async () => {
     const sigs = [...good];
