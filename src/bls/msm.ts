@@ -1,5 +1,5 @@
 // Multi-scalar multiplication Σ k_i·P_i for 64-bit scalars (Pippenger's bucket method), for the
-// noble backend's blinded aggregation. noble's own pippenger walks all 255 scalar bits; with
+// noble backend's random-scalar batch check (verifySameMessage). noble's own pippenger walks all 255 scalar bits; with
 // 64-bit blinding scalars this one does a quarter of the work, and it is ~6x faster than one
 // multiplyUnsafe per point at 1,000 points.
 
