@@ -30,6 +30,9 @@ export class TaskBatcher<J, R> {
     private readonly maxInFlight: number,
     /** Jobs per batch at most, so one batch does not hold a thread for long. */
     private readonly maxJobs: number,
+    /** Jobs waiting at most; past it a job is refused with `full()`, never queued. */
+    private readonly maxQueued: number,
+    private readonly full: () => Error,
   ) {
     if (maxInFlight < 1 || maxJobs < 1) throw new RangeError('a batcher needs at least one batch in flight and one job per batch');
   }
@@ -41,6 +44,10 @@ export class TaskBatcher<J, R> {
 
   run(job: J): Promise<R> {
     return new Promise<R>((resolve, reject) => {
+      if (this.queue.length >= this.maxQueued && this.inFlight >= this.maxInFlight) {
+        reject(this.full());
+        return;
+      }
       this.queue.push({ job, resolve, reject });
       this.flush();
     });

@@ -38,6 +38,8 @@ export class WorkerPoolClosedError extends AggregationError {
 /** close() waits this long for running tasks before it terminates the threads. */
 const CLOSE_DRAIN_MS = 5_000;
 
+const DEFAULT_MAX_QUEUE = 4096;
+
 /** Folds per task at most: ~64 × 0.1 ms keeps one task from holding a thread for long. */
 const MAX_FOLDS_PER_TASK = 64;
 
@@ -56,15 +58,21 @@ export class BlsWorkerPool {
       workerData: { backend: opts.backend },
       minThreads: threads,
       maxThreads: threads,
-      maxQueue: opts.maxQueue ?? 4096,
+      maxQueue: opts.maxQueue ?? DEFAULT_MAX_QUEUE,
       idleTimeout: 60_000,
       // Not 'sync' (piscina's default): it parks an idle worker in Atomics.wait without turning
       // its event loop, and @chainsafe/blst frees its native points in finalizers that run on
-      // that loop, so every checked signature leaked (test/aggregator/worker-memory.test.ts).
+      // that loop, so every checked signature leaked (test/aggregator/workers.test.ts, 'memory').
       // 'disabled' costs ~10 µs more per task hand-off.
       atomics: 'disabled',
     });
-    this.folds = new TaskBatcher((jobs) => this.run<JobOutcome<FoldResult>[]>('foldMany', jobs), threads, MAX_FOLDS_PER_TASK);
+    this.folds = new TaskBatcher(
+      (jobs) => this.run<JobOutcome<FoldResult>[]>('foldMany', jobs),
+      threads,
+      MAX_FOLDS_PER_TASK,
+      opts.maxQueue ?? DEFAULT_MAX_QUEUE,
+      () => new WorkerPoolBusyError('the BLS worker queue is full'),
+    );
   }
 
   /** Tasks and batched folds waiting for a thread (the worker-pool queue depth metric). */

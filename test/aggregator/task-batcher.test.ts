@@ -15,11 +15,12 @@ function fakePool() {
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
+const full = () => new Error('the queue is full');
 
 describe('TaskBatcher', () => {
   it('sends a job at once while a thread is free, and queues the rest into one batch per free thread', async () => {
     const pool = fakePool();
-    const b = new TaskBatcher(pool.send, 2, 3);
+    const b = new TaskBatcher(pool.send, 2, 3, 100, full);
     const results = [1, 2, 3, 4, 5, 6, 7].map((j) => b.run(j));
     expect(pool.batches.map((x) => x.jobs)).toEqual([[1], [2]]);
     expect(b.queued).toBe(5);
@@ -37,7 +38,7 @@ describe('TaskBatcher', () => {
 
   it('a job that fails in the worker rejects alone; its batch-mates resolve', async () => {
     const pool = fakePool();
-    const b = new TaskBatcher(pool.send, 1, 8);
+    const b = new TaskBatcher(pool.send, 1, 8, 100, full);
     const first = b.run(0);
     const [a, bad, c] = [1, 2, 3].map((j) => b.run(j));
     pool.batches[0]!.settle(pool.double([0]));
@@ -54,7 +55,7 @@ describe('TaskBatcher', () => {
 
   it('a batch that fails as a whole rejects every job in it with that error, and the next batch still goes', async () => {
     const pool = fakePool();
-    const b = new TaskBatcher(pool.send, 1, 8);
+    const b = new TaskBatcher(pool.send, 1, 8, 100, full);
     const doomed = [b.run(1)];
     const later = b.run(2);
     const closed = new Error('the pool is closed');
@@ -68,15 +69,34 @@ describe('TaskBatcher', () => {
   it('a send that throws at once, or answers with the wrong number of outcomes, rejects its jobs', async () => {
     const throwing = new TaskBatcher<number, number>(() => {
       throw new Error('queue is at limit');
-    }, 1, 8);
+    }, 1, 8, 100, full);
     await expect(throwing.run(1)).rejects.toThrow('queue is at limit');
     await expect(throwing.run(2)).rejects.toThrow('queue is at limit');
-    const short = new TaskBatcher<number, number>(async () => [], 1, 8);
+    const short = new TaskBatcher<number, number>(async () => [], 1, 8, 100, full);
     await expect(short.run(1)).rejects.toBeInstanceOf(BatchedJobError);
   });
 
+  it('refuses a job while every thread is busy and maxQueued jobs already wait, and takes it again once there is room', async () => {
+    const pool = fakePool();
+    const b = new TaskBatcher(pool.send, 1, 8, 2, full);
+    const running = b.run(1);
+    const waiting = [b.run(2), b.run(3)];
+    await expect(b.run(4)).rejects.toThrow('the queue is full');
+    expect(b.queued).toBe(2);
+    pool.batches[0]!.settle(pool.double([1]));
+    expect(await running).toBe(2);
+    await tick();
+    expect(pool.batches[1]!.jobs).toEqual([2, 3]);
+    const again = b.run(5);
+    pool.batches[1]!.settle(pool.double([2, 3]));
+    expect(await Promise.all(waiting)).toEqual([4, 6]);
+    await tick();
+    pool.batches[2]!.settle(pool.double([5]));
+    expect(await again).toBe(10);
+  });
+
   it('refuses a configuration that could never send', () => {
-    expect(() => new TaskBatcher(async () => [], 0, 1)).toThrow(RangeError);
-    expect(() => new TaskBatcher(async () => [], 1, 0)).toThrow(RangeError);
+    expect(() => new TaskBatcher(async () => [], 0, 1, 1, full)).toThrow(RangeError);
+    expect(() => new TaskBatcher(async () => [], 1, 0, 1, full)).toThrow(RangeError);
   });
 });
