@@ -78,6 +78,17 @@ export class BenchArgsError extends Error {
   }
 }
 
+/** A bench entry point's flags, or the mistake and the usage on stderr and exit status 2. */
+export function parseOrExit<T>(parse: (argv: string[]) => T, usage: string, argv: string[] = process.argv.slice(2)): T {
+  try {
+    return parse(argv);
+  } catch (err) {
+    if (!(err instanceof BenchArgsError)) throw err;
+    process.stderr.write(`${err.message}\n${usage}\n`);
+    process.exit(2);
+  }
+}
+
 function integer(flag: string, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw)) throw new BenchArgsError(flag, `must be a whole number, got '${raw}'`);
   const n = Number(raw);

@@ -3,20 +3,13 @@
 // report and FILE's .svg sibling the latency CDF chart.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { BenchArgsError, USAGE, parseArgs } from './args.js';
+import { USAGE, parseArgs, parseOrExit } from './args.js';
 import { runBench, type BenchReport } from './harness.js';
 import { chartOf, chartPath, markdownTable } from './report.js';
 import { BenchScenarioError } from './scenario.js';
 
 async function main(): Promise<void> {
-  let options;
-  try {
-    options = parseArgs(process.argv.slice(2));
-  } catch (err) {
-    if (!(err instanceof BenchArgsError)) throw err;
-    process.stderr.write(`${err.message}\n${USAGE}\n`);
-    process.exit(2);
-  }
+  const options = parseOrExit(parseArgs, USAGE);
   if (options.cpuProfileDir) mkdirSync(options.cpuProfileDir, { recursive: true });
   let report: BenchReport;
   try {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
-import { BenchArgsError } from './args.js';
+import { BenchArgsError, parseOrExit } from './args.js';
 import { HostProcess, serveHost } from './ipc.js';
 import { summarize } from './stats.js';
 
@@ -184,15 +184,5 @@ ${o.rounds} rounds per variant (alternating blocks of 10) after ${warmupRounds} 
 // Importing this module (the unit test does) runs nothing; only node's entry point does.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.env[ROLE_ENV]) serveClients();
-  else {
-    let options: FloorOptions;
-    try {
-      options = parseFloorArgs(process.argv.slice(2));
-    } catch (err) {
-      if (!(err instanceof BenchArgsError)) throw err;
-      process.stderr.write(`${err.message}\n${FLOOR_USAGE}\n`);
-      process.exit(2);
-    }
-    await runService(options);
-  }
+  else await runService(parseOrExit(parseFloorArgs, FLOOR_USAGE));
 }
