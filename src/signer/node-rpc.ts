@@ -31,6 +31,28 @@ export function parseNodeUrl(text: string, what = 'node URL'): string {
   return text.replace(/\/+$/, '');
 }
 
+/**
+ * POSTs one JSON-RPC request with a deadline and a response size cap, and returns the HTTP status
+ * and the body text. Throws an Error whose message says why no answer came (timeout, refused
+ * connection, oversized answer), for the caller to wrap in its own error type.
+ */
+export async function postJsonRpc(url: string, id: number, method: string, params: unknown, timeoutMs: number): Promise<{ status: number; text: string }> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await readBodyCapped(res, MAX_RESPONSE_BYTES);
+    if (text === null) throw new Error(`response exceeds ${MAX_RESPONSE_BYTES} bytes`);
+    return { status: res.status, text };
+  } catch (err) {
+    const e = err as Error;
+    throw new Error(e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : ((e.cause as Error | undefined)?.message ?? e.message));
+  }
+}
+
 /** Calls `method` on the chain's RPC endpoint and returns the JSON-RPC `result`. */
 export async function callChainRpc(
   nodeUrl: string,
@@ -40,24 +62,13 @@ export async function callChainRpc(
   timeoutMs = DEFAULT_NODE_TIMEOUT_MS,
 ): Promise<unknown> {
   const url = `${nodeUrl}/ext/bc/${idToString(chainId)}/rpc`;
-  let text: string;
-  let status: number;
+  let answer: { status: number; text: string };
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    status = res.status;
-    const capped = await readBodyCapped(res, MAX_RESPONSE_BYTES);
-    if (capped === null) throw new Error(`response exceeds ${MAX_RESPONSE_BYTES} bytes`);
-    text = capped;
+    answer = await postJsonRpc(url, 1, method, params, timeoutMs);
   } catch (err) {
-    const e = err as Error;
-    const detail = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : ((e.cause as Error | undefined)?.message ?? e.message);
-    throw new NodeRpcError('transport', method, url, detail);
+    throw new NodeRpcError('transport', method, url, (err as Error).message);
   }
+  const { status, text } = answer;
   let body: unknown;
   try {
     body = JSON.parse(text);

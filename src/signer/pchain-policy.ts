@@ -17,18 +17,16 @@
 // JSON-RPC, so this policy refuses those (refusing is always safe, signing never is).
 //
 // Any doubt (the node unreachable, an answer it cannot read) is a refusal carrying the reason.
-import { readBodyCapped } from '../util/read-body.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { ID_LENGTH, idToString, parseCb58Id, P_CHAIN_ID } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { bytesEqual } from '../warp/hex.js';
 import { decodeL1ValidatorRegistrationJustification } from '../warp/justification.js';
 import { parseL1Message, parsePChainMessage, validationIdFromIndex, type L1Message } from '../warp/l1-messages.js';
-import { DEFAULT_NODE_TIMEOUT_MS, parseNodeUrl } from './node-rpc.js';
+import { DEFAULT_NODE_TIMEOUT_MS, parseNodeUrl, postJsonRpc } from './node-rpc.js';
 import { PolicyError } from './policy.js';
 import type { SigningPolicy, UnsignedMessage } from './types.js';
 
-const MAX_RESPONSE_BYTES = 1024 * 1024;
 const ZERO_ID: Uint8Array = new Uint8Array(ID_LENGTH);
 
 export interface PChainPolicyOptions {
@@ -252,24 +250,13 @@ export class PChainPolicy implements SigningPolicy {
 
   /** One JSON-RPC call with a deadline and a size cap; resolves with the result object. */
   private async call(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    let status: number;
-    let text: string;
+    let answer: { status: number; text: string };
     try {
-      const res = await fetch(this.pchainUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      status = res.status;
-      const capped = await readBodyCapped(res, MAX_RESPONSE_BYTES);
-      if (capped === null) throw new Error(`response exceeds ${MAX_RESPONSE_BYTES} bytes`);
-      text = capped;
+      answer = await postJsonRpc(this.pchainUrl, this.nextId++, method, params, this.timeoutMs);
     } catch (err) {
-      const e = err as Error;
-      const detail = e.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : ((e.cause as Error | undefined)?.message ?? e.message);
-      throw new PChainQueryError(method, false, `node unreachable at ${this.pchainUrl}: ${detail}`);
+      throw new PChainQueryError(method, false, `node unreachable at ${this.pchainUrl}: ${(err as Error).message}`);
     }
+    const { status, text } = answer;
     let body: unknown;
     try {
       body = JSON.parse(text);
