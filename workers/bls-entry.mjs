@@ -6,4 +6,4 @@ import { register } from 'tsx/esm/api';
 register();
 const tasks = await import('./bls-tasks.ts');
 
-export const { ping, fold, foldMany, finalize, findInvalid, verifyEach, aggregate, verifyPossession } = tasks;
+export const { ping, foldMany, finalize, findInvalid, verifyEach, aggregate, verifyPossession } = tasks;

@@ -65,10 +65,12 @@ function isInfinityEncoding(bytes: Uint8Array): boolean {
   return bytes.length > 0 && (bytes[0]! & 0x40) !== 0;
 }
 
-function sum(pks: PublicKey[], sigs: Signature[]): RunningSum {
-  const pk = pks.length === 1 ? pks[0]! : bls.aggregatePublicKeys(pks);
-  const sig = sigs.length === 1 ? sigs[0]! : bls.aggregateSignatures(sigs);
-  return bls.encodeSum({ pk, sig });
+/** Σ pk and Σ sig (a single pair is its own sum). */
+function addUp(pks: PublicKey[], sigs: Signature[]): { pk: PublicKey; sig: Signature } {
+  return {
+    pk: pks.length === 1 ? pks[0]! : bls.aggregatePublicKeys(pks),
+    sig: sigs.length === 1 ? sigs[0]! : bls.aggregateSignatures(sigs),
+  };
 }
 
 /** The per-arrival step: check each signature as avalanchego accepts one, and add it (and the base sums) up. */
@@ -90,7 +92,7 @@ export function fold(task: FoldTask): FoldResult {
     pks.push(parsed.pk);
     sigs.push(parsed.sig);
   }
-  return { partial: sigs.length > 0 ? sum(pks, sigs) : null, rejected };
+  return { partial: sigs.length > 0 ? bls.encodeSum(addUp(pks, sigs)) : null, rejected };
 }
 
 /** Many folds in one task (src/aggregator/task-batcher.ts): each job's result, or what it threw. */
@@ -114,8 +116,7 @@ export interface FinalizeTask {
 export function finalize(task: FinalizeTask): { valid: boolean; signature: Uint8Array } {
   if (task.parts.length === 0) throw new Error('finalize: no signatures to check');
   const parts = task.parts.map((p) => bls.decodeTrustedSum(p));
-  const pk = parts.length === 1 ? parts[0]!.pk : bls.aggregatePublicKeys(parts.map((p) => p.pk));
-  const sig = parts.length === 1 ? parts[0]!.sig : bls.aggregateSignatures(parts.map((p) => p.sig));
+  const { pk, sig } = addUp(parts.map((p) => p.pk), parts.map((p) => p.sig));
   return { valid: bls.verify(pk, task.message, sig), signature: sig.bytes };
 }
 

@@ -25,6 +25,9 @@ export interface WorkerPoolOptions {
 
 export class WorkerPoolBusyError extends Error {
   override readonly name = 'WorkerPoolBusyError';
+  constructor() {
+    super('the BLS worker queue is full');
+  }
 }
 
 /** A task after close(): the service is shutting down (503, so the client retries elsewhere). */
@@ -71,7 +74,7 @@ export class BlsWorkerPool {
       threads,
       MAX_FOLDS_PER_TASK,
       opts.maxQueue ?? DEFAULT_MAX_QUEUE,
-      () => new WorkerPoolBusyError('the BLS worker queue is full'),
+      () => new WorkerPoolBusyError(),
     );
   }
 
@@ -91,7 +94,7 @@ export class BlsWorkerPool {
       return (await this.piscina.run(task, { name })) as T;
     } catch (err) {
       if (err instanceof Error && /queue is at limit/i.test(err.message)) {
-        throw new WorkerPoolBusyError('the BLS worker queue is full');
+        throw new WorkerPoolBusyError();
       }
       throw err;
     } finally {

@@ -3,12 +3,11 @@
 // never in a result), the cache, coalescing, the concurrency cap and the fan-out policy. Every
 // signed message is checked with verifySignedMessage under the noble backend (not the blst one
 // the workers use).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Aggregator, type AggregationRequest, type AggregationResult, type AggregatorOptions } from '../../src/aggregator/aggregator.js';
 import type { ResponseResult } from '../../src/aggregator/collection.js';
 import { AggregationError, OverloadedError, QuorumNotReachedError } from '../../src/aggregator/errors.js';
 import { SignatureCache } from '../../src/aggregator/signature-cache.js';
-import { BlsWorkerPool } from '../../src/aggregator/worker-pool.js';
 import { requiredWeight } from '../../src/validators/quorum.js';
 import { verifySignedMessage } from '../../src/validators/verify.js';
 import { decodeSigners } from '../../src/warp/bitset.js';
@@ -25,6 +24,7 @@ import {
   testNetwork,
   type Behaviour,
   type TestNetwork,
+  useWorkerPool,
 } from './helpers.js';
 
 // 16 validators of uneven weight plus 13 keyless: total 240, 67% needs 161, 87% needs 209.
@@ -32,14 +32,7 @@ const WEIGHTS = [40, 30, 25, 20, 18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4, 3];
 const net = testNetwork(WEIGHTS, 13);
 const byWeight = (w: number): string => net.validators.find((v) => v.weight === BigInt(w))!.pkHex;
 
-let pool: BlsWorkerPool;
-beforeAll(async () => {
-  pool = new BlsWorkerPool({ backend: 'blst', threads: 2 });
-  await pool.warm();
-});
-afterAll(async () => {
-  await pool.close();
-});
+const pool = useWorkerPool();
 
 let counter = 0;
 function request(over: Partial<AggregationRequest> = {}): AggregationRequest {

@@ -3,6 +3,7 @@
 // signatures of every kind), and a ValidatorSets that hands out that one set. No sockets: the
 // collection logic is exercised against the real BLS worker pool only.
 import { createHash } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { createBlstBackend } from '../../src/bls/blst-backend.js';
 import { createNobleBackend } from '../../src/bls/noble-backend.js';
@@ -10,6 +11,7 @@ import type { BlsBackend, SecretKey } from '../../src/bls/types.js';
 import { canonicalSet, type CanonicalSet, type ValidatorEntry } from '../../src/validators/canonical-set.js';
 import { PeerRequestError, type PeerAnswer, type SignatureRequest } from '../../src/peers/pool.js';
 import type { PeerSource } from '../../src/aggregator/collection.js';
+import { BlsWorkerPool } from '../../src/aggregator/worker-pool.js';
 import type { ValidatorSets } from '../../src/aggregator/aggregator.js';
 import { nodeIdToString } from '../../src/warp/cb58.js';
 import { bytesToHex } from '../../src/warp/hex.js';
@@ -202,4 +204,12 @@ export function weightOfKeys(net: TestNetwork, keys: Iterable<string>): bigint {
   let w = 0n;
   for (const k of keys) w += net.byKey.get(k)!.weight;
   return w;
+}
+
+/** A real two-thread blst worker pool for one test file: warmed before its tests, closed after them. */
+export function useWorkerPool(): BlsWorkerPool {
+  const pool = new BlsWorkerPool({ backend: 'blst', threads: 2 });
+  beforeAll(() => pool.warm());
+  afterAll(() => pool.close());
+  return pool;
 }

@@ -1,23 +1,15 @@
 // The BLS tasks the collection runs in the worker pool, through the real pool: the fold (subgroup
 // check and sum) and its rejections, the final check over running sums, and bisection.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BlsWorkerPool } from '../../src/aggregator/worker-pool.js';
+import { describe, expect, it } from 'vitest';
 import { g2PointOutsideSubgroup } from '../bls/helpers.js';
-import { blst, cancellingPair, message, sign, testNetwork } from './helpers.js';
+import { blst, cancellingPair, message, sign, testNetwork, useWorkerPool } from './helpers.js';
 
 const net = testNetwork(Array.from({ length: 256 }, (_, i) => i + 1), 0, 'workers');
 const msg = message('worker tasks').bytes;
 const pks = net.validators.map((v) => blst.publicKeyOf(v.sk).bytes);
 const good = net.validators.map((v) => sign(v, msg));
 
-let pool: BlsWorkerPool;
-beforeAll(async () => {
-  pool = new BlsWorkerPool({ backend: 'blst', threads: 2 });
-  await pool.warm();
-});
-afterAll(async () => {
-  await pool.close();
-});
+const pool = useWorkerPool();
 
 describe('fold and finalize', () => {
   it('folds batches into running aggregates whose final check passes and whose sum is the plain aggregate', async () => {
