@@ -8,6 +8,7 @@ import { NodeBackend } from '../signer/node-backend.js';
 import { KeyFileBackend, readSignerKey, secretKeyFromFile } from '../signer/key-file.js';
 import { SignerPeer } from '../signer/peer.js';
 import { policyFromConfig, readPolicyFile, type PolicyConfig } from '../signer/policy-file.js';
+import { isPChain, P_CHAIN_NOT_STATIC } from '../signer/policy.js';
 import { parseNodeUrl } from '../signer/node-rpc.js';
 import type { SigningBackend } from '../signer/types.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
@@ -49,11 +50,18 @@ function flagPolicy(networkId: unknown, chains: string[]): PolicyConfig {
   return {
     networkId: id,
     allowedSourceChains: chains.map((c) => {
+      let chain: Uint8Array;
       try {
-        return parseCb58Id(c, '--allow-source-chain');
+        chain = parseCb58Id(c, '--allow-source-chain');
       } catch (err) {
         throw new UsageError(`signer: ${(err as Error).message}`);
       }
+      if (isPChain(chain)) {
+        throw new UsageError(
+          `signer: --allow-source-chain: ${P_CHAIN_NOT_STATIC}; use a --policy file with "pchainNode" set to your node, which signs a P-Chain message only when the node's P-Chain state makes it true`,
+        );
+      }
+      return chain;
     }),
   };
 }

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGenesis, GENESIS_TIME, timeAtHeight } from '../../src/devnet/genesis.js';
 import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain-node.js';
-import { PChainPolicy, StaticPolicy, type SigningPolicy } from '../../src/signer/index.js';
+import { AllPolicies, PChainPolicy, PolicyError, StaticPolicy, parsePolicy, policyFromConfig, type SigningPolicy } from '../../src/signer/index.js';
+import { idToString } from '../../src/warp/cb58.js';
 import {
   encodeAddressedCall,
   encodeL1Message,
@@ -150,5 +151,50 @@ describe('what is not a signable P-Chain message', () => {
   it('refuses, naming the node, when the P-Chain cannot be asked', async () => {
     const offline = new PChainPolicy({ networkId, nodeUrl: await refusedUrl(), timeoutMs: 1_000 });
     expect(await check({ type: 'L1ValidatorWeight', ...genesis.weightChange }, NONE, offline)).toMatch(/cannot check against the P-Chain: platform.getL1Validator: node unreachable/);
+  });
+});
+
+describe('a static policy never vouches for a P-Chain message', () => {
+  const P_CHAIN_CB58 = '11111111111111111111111111111111LpoYY';
+  const featured = genesis.registration.validationId;
+  const featuredJ = encodeL1ValidatorRegistrationJustification({ type: 'RegisterL1ValidatorMessage', message: encodeL1Message(genesis.registration.payload) });
+  // Two lies a forger would like signed: a weight the validator does not have, and that a
+  // registered validator is not registered.
+  const forged: [string, L1Message, Uint8Array][] = [
+    ['L1ValidatorWeight', { type: 'L1ValidatorWeight', ...genesis.weightChange, weight: genesis.weightChange.weight + 1_000_000n }, NONE],
+    ['L1ValidatorRegistration(false)', { type: 'L1ValidatorRegistration', validationId: featured, registered: false }, featuredJ],
+  ];
+
+  it('cannot be built to allow the P-Chain, however it is made', () => {
+    const withPChain = [genesis.blockchainId, P_CHAIN_ID];
+    expect(() => new StaticPolicy({ networkId, allowedSourceChains: [P_CHAIN_ID] })).toThrow(PolicyError);
+    expect(() => new StaticPolicy({ networkId, allowedSourceChains: withPChain })).toThrow(/the P-Chain .* cannot be an allowed source chain.*"pchainNode"/);
+    expect(() => policyFromConfig({ networkId, allowedSourceChains: withPChain })).toThrow(/"pchainNode"/);
+    expect(() => policyFromConfig({ networkId, allowedSourceChains: withPChain, confirmWithNode: node.url })).toThrow(/"pchainNode"/);
+    const file = JSON.stringify({ networkId, allowedSourceChains: [idToString(genesis.blockchainId), P_CHAIN_CB58] });
+    expect(() => parsePolicy(file, 'policy.json')).toThrow(
+      new RegExp(`^policy\\.json: "allowedSourceChains"\\[1\\]: the P-Chain \\(${P_CHAIN_CB58}\\) cannot be an allowed source chain: .*set "pchainNode"`),
+    );
+  });
+
+  it.each(forged)('refuses a forged %s on every static path, naming pchainNode', async (_name, msg, justification) => {
+    const statics: SigningPolicy[] = [
+      new StaticPolicy({ networkId, allowedSourceChains: [genesis.blockchainId] }),
+      policyFromConfig({ networkId, allowedSourceChains: [genesis.blockchainId] }),
+      new AllPolicies([new StaticPolicy({ networkId, allowedSourceChains: [genesis.blockchainId] })]),
+    ];
+    for (const p of statics) {
+      expect(await check(msg, justification, p)).toBe(`source chain ${P_CHAIN_CB58} is the P-Chain, which only a policy with pchainNode signs for`);
+    }
+  });
+
+  it.each(forged)('with pchainNode, a listed P-Chain goes to the node: a forged %s is refused', async (_name, msg, justification) => {
+    const p = policyFromConfig(parsePolicy(JSON.stringify({ networkId, allowedSourceChains: [P_CHAIN_CB58], pchainNode: node.url })));
+    expect(p).toBeInstanceOf(PChainPolicy);
+    expect(await check(msg, justification, p)).toMatch(/is not L1 validator .*'s current weight|is still registered/);
+    // What the P-Chain's state makes true is still signed, and only the P-Chain was listed.
+    expect(await check({ type: 'L1ValidatorWeight', ...genesis.weightChange }, NONE, p)).toBeNull();
+    const evm = newUnsignedMessage(networkId, genesis.blockchainId, encodeAddressedCall(genesis.managerAddress, Uint8Array.of(1)));
+    expect(await p.check(evm, NONE)).toMatch(/is not the P-Chain/);
   });
 });

@@ -68,6 +68,7 @@ async function exitWithin(run: Run, ms = 10_000): Promise<number | null> {
   return code;
 }
 
+const P_CHAIN_CB58 = '11111111111111111111111111111111LpoYY';
 const policyFlags = () => ['--network-id', String(NETWORK_ID), '--allow-source-chain', idToString(CHAIN_A)];
 
 describe('warpgate signer', () => {
@@ -146,6 +147,13 @@ describe('warpgate signer', () => {
       await writeFile(bad, JSON.stringify({ networkId: 1, allowedSourceChains: ['x'], extra: 1 }));
       return ['--key', keyPath, '--listen', '0', '--policy', bad];
     }, /bad-policy\.json: unknown key "extra"/, 1],
+    ['the P-Chain as an --allow-source-chain', () => ['--key', keyPath, '--listen', '0', '--network-id', String(NETWORK_ID), '--allow-source-chain', P_CHAIN_CB58],
+      /^warpgate: signer: --allow-source-chain: the P-Chain \(11111111111111111111111111111111LpoYY\) cannot be an allowed source chain: .*"pchainNode"/, 2],
+    ['a policy file listing the P-Chain without pchainNode', async () => {
+      const bad = join(dir, 'pchain-policy.json');
+      await writeFile(bad, JSON.stringify({ networkId: NETWORK_ID, allowedSourceChains: [idToString(CHAIN_A), P_CHAIN_CB58] }));
+      return ['--key', keyPath, '--listen', '0', '--policy', bad];
+    }, /pchain-policy\.json: "allowedSourceChains"\[1\]: the P-Chain \(11111111111111111111111111111111LpoYY\) cannot be an allowed source chain: .*set "pchainNode"/, 1],
   ])('fails with %s: exit code, one stderr line', async (_name, args, pattern, code) => {
     const run = start(await args());
     expect(await exitWithin(run, 15_000)).toBe(code);
