@@ -1,6 +1,6 @@
 // The signer's P-Chain policy against the simulated P-Chain node over real sockets: every rule of
 // protocol.md section 6 allows what the state makes true and refuses the rest with a reason.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildGenesis, GENESIS_TIME, timeAtHeight } from '../../src/devnet/genesis.js';
 import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain-node.js';
 import { AllPolicies, PChainPolicy, PolicyError, StaticPolicy, parsePolicy, policyFromConfig, type SigningPolicy } from '../../src/signer/index.js';
@@ -17,7 +17,9 @@ import {
   type RegisterL1Validator,
 } from '../../src/warp/index.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { Closer } from '../peers/helpers.js';
 import { refusedUrl } from '../validators/rpc-server.js';
+import { movingPChain } from './moving-pchain.js';
 
 const genesis = buildGenesis({ validators: 4, seed: 'l1-policy-test' });
 const { networkId, subnetId } = genesis;
@@ -33,6 +35,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await node.close();
 });
+const closer = new Closer();
+afterEach(() => closer.closeAll());
 
 const check = (msg: L1Message, justification: Uint8Array = NONE, p: SigningPolicy = policy): Promise<string | null> =>
   p.check(newPChainMessage(networkId, msg), justification);
@@ -150,7 +154,7 @@ describe('what is not a signable P-Chain message', () => {
 
   it('refuses, naming the node, when the P-Chain cannot be asked', async () => {
     const offline = new PChainPolicy({ networkId, nodeUrl: await refusedUrl(), timeoutMs: 1_000 });
-    expect(await check({ type: 'L1ValidatorWeight', ...genesis.weightChange }, NONE, offline)).toMatch(/cannot check against the P-Chain: platform.getL1Validator: node unreachable/);
+    expect(await check({ type: 'L1ValidatorWeight', ...genesis.weightChange }, NONE, offline)).toMatch(/cannot check against the P-Chain: info\.\w+: node unreachable at http:\/\/127\.0\.0\.1:\d+\/ext\/info/);
   });
 });
 
@@ -196,5 +200,96 @@ describe('a static policy never vouches for a P-Chain message', () => {
     expect(await check({ type: 'L1ValidatorWeight', ...genesis.weightChange }, NONE, p)).toBeNull();
     const evm = newUnsignedMessage(networkId, genesis.blockchainId, encodeAddressedCall(genesis.managerAddress, Uint8Array.of(1)));
     expect(await p.check(evm, NONE)).toMatch(/is not the P-Chain/);
+  });
+});
+
+describe('a P-Chain that moves while the policy reads it', () => {
+  const EXPIRY = GENESIS_TIME + 1_000n;
+  function unregistration(expiry: bigint): { msg: L1Message; justification: Uint8Array; validationId: Uint8Array } {
+    const register = unknownRegistration(expiry);
+    const validationId = sha256(register);
+    return {
+      msg: { type: 'L1ValidatorRegistration', validationId, registered: false },
+      justification: encodeL1ValidatorRegistrationJustification({ type: 'RegisterL1ValidatorMessage', message: register }),
+      validationId,
+    };
+  }
+  const platformCalls = (calls: string[]): string[] => calls.filter((c) => c.startsWith('platform.'));
+
+  it('reads the time before the validator, so a registration landing between the reads is never signed away', async () => {
+    const chain = await movingPChain(closer, { networkId, time: EXPIRY - 100n });
+    const u = unregistration(EXPIRY);
+    let landed = false;
+    chain.afterAnswer = () => {
+      if (landed) return;
+      landed = true;
+      // Between the policy's first and second read: the validator is registered (before its
+      // expiry), then the chain's time passes the expiry.
+      chain.registerBlock(EXPIRY - 50n, u.validationId, EXPIRY);
+      chain.emptyBlock(EXPIRY + 50n);
+    };
+    const p = new PChainPolicy({ networkId, nodeUrl: chain.url });
+    expect(await check(u.msg, u.justification, p)).toMatch(/is still registered/);
+    expect(platformCalls(chain.calls)).toEqual(['platform.getTimestamp', 'platform.getL1Validator']);
+  });
+
+  it('signs once the time it read has passed the expiry: no later block can register the validator', async () => {
+    const chain = await movingPChain(closer, { networkId, time: EXPIRY + 10n });
+    const u = unregistration(EXPIRY);
+    const p = new PChainPolicy({ networkId, nodeUrl: chain.url });
+    expect(await check(u.msg, u.justification, p)).toBeNull();
+    expect(() => chain.registerBlock(EXPIRY + 20n, u.validationId, EXPIRY)).toThrow(/refuses this registration/);
+  });
+});
+
+describe("the node's own state: network and bootstrapping", () => {
+  const registered = (chain: { registerBlock: (t: bigint, v: Uint8Array, e: bigint) => void; time: bigint }): L1Message => {
+    const validationId = sha256(Uint8Array.of(42));
+    chain.registerBlock(chain.time + 1n, validationId, chain.time + 1_000n);
+    return { type: 'L1ValidatorRegistration', validationId, registered: true };
+  };
+  const count = (calls: string[], method: string): number => calls.filter((c) => c === method).length;
+
+  it('refuses while the node has not bootstrapped the P-Chain, without reading its state, and asks again next time', async () => {
+    const chain = await movingPChain(closer, { networkId, time: GENESIS_TIME });
+    const msg = registered(chain);
+    chain.bootstrapped = false;
+    let clock = 0;
+    const p = new PChainPolicy({ networkId, nodeUrl: chain.url, now: () => clock });
+    expect(await check(msg, NONE, p)).toMatch(new RegExp(`the node at ${chain.url} has not finished bootstrapping the P-Chain`));
+    expect(await check(msg, NONE, p)).toMatch(/has not finished bootstrapping/);
+    expect(chain.calls.filter((c) => c.startsWith('platform.'))).toEqual([]);
+    expect(count(chain.calls, 'info.isBootstrapped')).toBe(2);
+
+    chain.bootstrapped = true;
+    expect(await check(msg, NONE, p)).toBeNull();
+    expect(count(chain.calls, 'info.isBootstrapped')).toBe(3);
+  });
+
+  it('remembers a bootstrapped node and its network for a few seconds, one call shared by concurrent checks', async () => {
+    const chain = await movingPChain(closer, { networkId, time: GENESIS_TIME });
+    const msg = registered(chain);
+    let clock = 0;
+    const p = new PChainPolicy({ networkId, nodeUrl: chain.url, nodeFactsTtlMs: 5_000, now: () => clock });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => check(msg, NONE, p)));
+    expect(answers).toEqual(Array(8).fill(null));
+    await check(msg, NONE, p);
+    clock += 4_999;
+    await check(msg, NONE, p);
+    expect([count(chain.calls, 'info.getNetworkID'), count(chain.calls, 'info.isBootstrapped')]).toEqual([1, 1]);
+    expect(count(chain.calls, 'platform.getL1Validator')).toBe(10);
+
+    clock += 1;
+    chain.bootstrapped = false;
+    expect(await check(msg, NONE, p)).toMatch(/has not finished bootstrapping/);
+    expect([count(chain.calls, 'info.getNetworkID'), count(chain.calls, 'info.isBootstrapped')]).toEqual([2, 2]);
+  });
+
+  it('refuses when the node is on another network than the message, without reading its state', async () => {
+    const chain = await movingPChain(closer, { networkId: networkId + 1, time: GENESIS_TIME });
+    const msg = registered(chain);
+    const p = new PChainPolicy({ networkId, nodeUrl: chain.url });
+    expect(await check(msg, NONE, p)).toMatch(new RegExp(`the node at ${chain.url} is on network ${networkId + 1}, not ${networkId}`));
+    expect(chain.calls.filter((c) => c.startsWith('platform.'))).toEqual([]);
   });
 });
