@@ -19,6 +19,7 @@ import {
 import { sha256 } from '@noble/hashes/sha2.js';
 import { Closer } from '../peers/helpers.js';
 import { refusedUrl } from '../validators/rpc-server.js';
+import { CachedPolicy } from '../../src/signer/verdict-cache.js';
 import { movingPChain } from './moving-pchain.js';
 
 const genesis = buildGenesis({ validators: 4, seed: 'l1-policy-test' });
@@ -291,5 +292,43 @@ describe("the node's own state: network and bootstrapping", () => {
     const p = new PChainPolicy({ networkId, nodeUrl: chain.url });
     expect(await check(msg, NONE, p)).toMatch(new RegExp(`the node at ${chain.url} is on network ${networkId + 1}, not ${networkId}`));
     expect(chain.calls.filter((c) => c.startsWith('platform.'))).toEqual([]);
+  });
+});
+
+describe('which P-Chain verdicts a signer may keep (CachedPolicy)', () => {
+  const count = (calls: string[], method: string): number => calls.filter((c) => c === method).length;
+  const cached = (url: string): CachedPolicy => new CachedPolicy(new PChainPolicy({ networkId, nodeUrl: url }), { maxEntries: 100, ttlMs: 60_000 });
+
+  it('keeps an unregistration once true (an expired, unknown registration stays so) and nothing a block can change', async () => {
+    const chain = await movingPChain(closer, { networkId, time: GENESIS_TIME + 5_000n });
+    const register = unknownRegistration(GENESIS_TIME + 1_000n);
+    const unregistration: L1Message = { type: 'L1ValidatorRegistration', validationId: sha256(register), registered: false };
+    const justification = encodeL1ValidatorRegistrationJustification({ type: 'RegisterL1ValidatorMessage', message: register });
+    const validationId = sha256(Uint8Array.of(7));
+    chain.registerBlock(chain.time + 1n, validationId, chain.time + 1_000n);
+    const registered: L1Message = { type: 'L1ValidatorRegistration', validationId, registered: true };
+    const notYet: L1Message = { type: 'L1ValidatorRegistration', validationId: sha256(Uint8Array.of(8)), registered: true };
+
+    const p = cached(chain.url);
+    for (let i = 0; i < 3; i++) {
+      expect(await check(unregistration, justification, p)).toBeNull();
+      expect(await check(registered, NONE, p)).toBeNull();
+      expect(await check(notYet, NONE, p)).toMatch(/is not registered on the P-Chain/);
+    }
+    // The unregistration was read once (time and validator); the other two each time.
+    expect(count(chain.calls, 'platform.getTimestamp')).toBe(1);
+    expect(count(chain.calls, 'platform.getL1Validator')).toBe(1 + 3 + 3);
+  });
+
+  it('keeps no refusal that came from the node being unusable', async () => {
+    const chain = await movingPChain(closer, { networkId, time: GENESIS_TIME + 5_000n });
+    const register = unknownRegistration(GENESIS_TIME + 1_000n);
+    const unregistration: L1Message = { type: 'L1ValidatorRegistration', validationId: sha256(register), registered: false };
+    const justification = encodeL1ValidatorRegistrationJustification({ type: 'RegisterL1ValidatorMessage', message: register });
+    chain.bootstrapped = false;
+    const p = cached(chain.url);
+    expect(await check(unregistration, justification, p)).toMatch(/has not finished bootstrapping/);
+    chain.bootstrapped = true;
+    expect(await check(unregistration, justification, p)).toBeNull();
   });
 });
