@@ -28,7 +28,8 @@ const USAGE = `usage: warpgate signer --key FILE (--listen PORT | --connect URL)
                              "pchainNode": "http://127.0.0.1:9650"} (last two optional; pchainNode
                              signs P-Chain L1 messages that node's P-Chain state justifies)
   --network-id N             instead of --policy: the one network ID to sign for
-  --allow-source-chain CB58  instead of --policy: a source chain to sign for (repeatable)
+  --allow-source-chain CB58  instead of --policy: a source chain to sign for (repeatable; not
+                             the P-Chain, which only a policy file's pchainNode signs for)
   --node URL                 let the validator's node decide and sign (warp_getMessageSignature);
                              a policy is then optional and checked first
 
