@@ -6,8 +6,12 @@ import { loadBackend } from '../bls/index.js';
 import { checkPeerUrl } from '../peers/dialer.js';
 import { NodeBackend } from '../signer/node-backend.js';
 import { KeyFileBackend, readSignerKey, secretKeyFromFile } from '../signer/key-file.js';
-import { SignerPeer } from '../signer/peer.js';
+import { DEFAULT_INBOUND_LIMITS, DEFAULT_REQUEST_LIMITS, type InboundLimits, type RequestLimits } from '../signer/limits.js';
+import { DEFAULT_MAX_CONNECTIONS, SignerPeer } from '../signer/peer.js';
+import type { RateLimit } from '../signer/rate-limit.js';
+import { CachedPolicy, DEFAULT_VERDICT_CACHE, type VerdictCacheOptions } from '../signer/verdict-cache.js';
 import { policyFromConfig, readPolicyFile, type PolicyConfig } from '../signer/policy-file.js';
+import { isPChain, P_CHAIN_NOT_STATIC } from '../signer/policy.js';
 import { parseNodeUrl } from '../signer/node-rpc.js';
 import type { SigningBackend } from '../signer/types.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
@@ -24,9 +28,23 @@ const USAGE = `usage: warpgate signer --key FILE (--listen PORT | --connect URL)
                              "pchainNode": "http://127.0.0.1:9650"} (last two optional; pchainNode
                              signs P-Chain L1 messages that node's P-Chain state justifies)
   --network-id N             instead of --policy: the one network ID to sign for
-  --allow-source-chain CB58  instead of --policy: a source chain to sign for (repeatable)
+  --allow-source-chain CB58  instead of --policy: a source chain to sign for (repeatable; not
+                             the P-Chain, which only a policy file's pchainNode signs for)
   --node URL                 let the validator's node decide and sign (warp_getMessageSignature);
                              a policy is then optional and checked first
+
+Limits (the defaults suit a signer serving a few services; see the README):
+  --max-requests-per-second N       requests over all connections (bursts of 2N); default 1000
+  --max-concurrent-requests N       requests being decided and signed at once; default 256
+  --max-connections N               connections at once; default 64
+  --max-connections-per-ip N        --listen: connections from one address; default 8
+  --max-handshakes-per-second N     --listen: new connections, each costing a key proof
+                                    (bursts of 2N); default 10
+  --max-handshakes-per-second-per-ip N
+                                    --listen: the same from one address (bursts of 2N); default 2
+  --verdict-cache-size N            policy verdicts remembered (only those that cannot change;
+                                    0 = none); default 10000
+  --verdict-cache-ttl-ms N          how long one is remembered; default 600000
 
 Signing with the key needs a policy: --policy FILE, or --network-id with --allow-source-chain.
 Both --listen and --connect may be given.
@@ -41,19 +59,70 @@ const SPEC = {
   'network-id': { type: 'string' },
   'allow-source-chain': { type: 'multi' },
   node: { type: 'string' },
+  'max-requests-per-second': { type: 'string' },
+  'max-concurrent-requests': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'max-connections-per-ip': { type: 'string' },
+  'max-handshakes-per-second': { type: 'string' },
+  'max-handshakes-per-second-per-ip': { type: 'string' },
+  'verdict-cache-size': { type: 'string' },
+  'verdict-cache-ttl-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+interface SignerLimits {
+  requests: RequestLimits;
+  maxConnections: number;
+  inbound: InboundLimits;
+  verdictCache: VerdictCacheOptions;
+}
+
+/** A rate of `perSecond` that may burst to twice that. */
+const rate = (perSecond: number): RateLimit => ({ perSecond, burst: 2 * perSecond });
+
+function limitOptions(options: Record<string, unknown>): SignerLimits {
+  const int = (name: string, min: number, max: number, fallback: number): number => {
+    try {
+      return intOption(options[name], name, min, max, fallback);
+    } catch (err) {
+      throw new UsageError(`signer: ${(err as Error).message}`);
+    }
+  };
+  return {
+    requests: {
+      rate: rate(int('max-requests-per-second', 1, 1_000_000, DEFAULT_REQUEST_LIMITS.rate.perSecond)),
+      maxConcurrent: int('max-concurrent-requests', 1, 100_000, DEFAULT_REQUEST_LIMITS.maxConcurrent),
+    },
+    maxConnections: int('max-connections', 1, 100_000, DEFAULT_MAX_CONNECTIONS),
+    inbound: {
+      maxConnectionsPerAddress: int('max-connections-per-ip', 1, 100_000, DEFAULT_INBOUND_LIMITS.maxConnectionsPerAddress),
+      handshakeRate: rate(int('max-handshakes-per-second', 1, 100_000, DEFAULT_INBOUND_LIMITS.handshakeRate.perSecond)),
+      handshakeRatePerAddress: rate(int('max-handshakes-per-second-per-ip', 1, 100_000, DEFAULT_INBOUND_LIMITS.handshakeRatePerAddress.perSecond)),
+    },
+    verdictCache: {
+      maxEntries: int('verdict-cache-size', 0, 10_000_000, DEFAULT_VERDICT_CACHE.maxEntries),
+      ttlMs: int('verdict-cache-ttl-ms', 1, 7 * 24 * 3_600_000, DEFAULT_VERDICT_CACHE.ttlMs),
+    },
+  };
+}
 
 function flagPolicy(networkId: unknown, chains: string[]): PolicyConfig {
   const id = intOption(networkId, 'network-id', 0, 0xffff_ffff, -1);
   return {
     networkId: id,
     allowedSourceChains: chains.map((c) => {
+      let chain: Uint8Array;
       try {
-        return parseCb58Id(c, '--allow-source-chain');
+        chain = parseCb58Id(c, '--allow-source-chain');
       } catch (err) {
         throw new UsageError(`signer: ${(err as Error).message}`);
       }
+      if (isPChain(chain)) {
+        throw new UsageError(
+          `signer: --allow-source-chain: ${P_CHAIN_NOT_STATIC}; use a --policy file with "pchainNode" set to your node, which signs a P-Chain message only when the node's P-Chain state makes it true`,
+        );
+      }
+      return chain;
     }),
   };
 }
@@ -92,6 +161,7 @@ export async function run(argv: string[]): Promise<number> {
   if (hasFlagPolicy && (options['network-id'] === undefined || chains.length === 0)) {
     throw new UsageError('signer: --network-id and at least one --allow-source-chain go together');
   }
+  const limits = limitOptions(options);
   if (!policyPath && !hasFlagPolicy && !nodeUrl) {
     throw new UsageError(
       'signer: a policy is required to sign with the key: --policy FILE, or --network-id N with --allow-source-chain CB58 (or --node URL to let the node decide)',
@@ -101,7 +171,8 @@ export async function run(argv: string[]): Promise<number> {
   const bls = loadBackend();
   const secretKey = secretKeyFromFile(bls, await readSignerKey(keyPath), keyPath);
   const policyConfig = policyPath ? await readPolicyFile(policyPath) : hasFlagPolicy ? flagPolicy(options['network-id'], chains) : undefined;
-  const policy = policyConfig ? policyFromConfig(policyConfig) : undefined;
+  // Verdicts that can never change are remembered, so a message asked again costs no node call.
+  const policy = policyConfig ? new CachedPolicy(policyFromConfig(policyConfig), limits.verdictCache) : undefined;
   const backend: SigningBackend = nodeUrl
     ? new NodeBackend(nodeUrl, policy ? { policy } : {})
     : new KeyFileBackend(secretKey, bls, policy!);
@@ -115,6 +186,9 @@ export async function run(argv: string[]): Promise<number> {
     ...(listen === undefined ? {} : { listen: { port: listen, host } }),
     connect,
     logger,
+    requestLimits: limits.requests,
+    maxConnections: limits.maxConnections,
+    inboundLimits: limits.inbound,
   });
   let port: number | undefined;
   try {
@@ -139,6 +213,7 @@ export async function run(argv: string[]): Promise<number> {
       connect,
       backend: nodeUrl ? 'node' : 'key',
       bls: bls.name,
+      limits,
       ...(nodeUrl ? { node: nodeUrl } : {}),
       ...(policyConfig
         ? {

@@ -16,26 +16,44 @@
 // index shows the validator was registered and then removed; that index is not served over
 // JSON-RPC, so this policy refuses those (refusing is always safe, signing never is).
 //
-// Any doubt (the node unreachable, an answer it cannot read) is a refusal carrying the reason.
+// Any doubt (the node unreachable, an answer it cannot read) is a refusal carrying the reason. So
+// is a node that has not finished bootstrapping the P-Chain (its state is behind) or that is on
+// another network than the message (its P-Chain is another chain): node-facts.ts.
+//
+// The node is read in several calls, and a block may be accepted between any two of them, so each
+// check reads in the order that keeps its conclusion true whatever lands in between (see
+// checkNotRegistered and checkNeverValidator). This holds only if every call goes to the same node,
+// whose accepted state only moves forward: pchainNode must be one node, not a load balancer.
+//
+// Verdicts say whether they are final (types.ts) so that the signer can cache them: an allow that
+// rests on state that never changes back (a conversion, an expiry that has passed) is final; one
+// that rests on state that moves (a validator's weight, its being registered) is not, and neither
+// is a refusal that rests on state or on a failure.
 import { sha256 } from '@noble/hashes/sha2.js';
-import { ID_LENGTH, idToString, parseCb58Id, P_CHAIN_ID } from '../warp/cb58.js';
+import { ID_LENGTH, idToString, parseCb58Id } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { bytesEqual } from '../warp/hex.js';
 import { decodeL1ValidatorRegistrationJustification } from '../warp/justification.js';
 import { parseL1Message, parsePChainMessage, validationIdFromIndex, type L1Message } from '../warp/l1-messages.js';
-import { DEFAULT_NODE_TIMEOUT_MS, parseNodeUrl, postJsonRpc } from './node-rpc.js';
-import { PolicyError } from './policy.js';
-import type { SigningPolicy, UnsignedMessage } from './types.js';
+import { avalancheCall, NodeQueryError } from './avalanche-rpc.js';
+import { NodeFacts } from './node-facts.js';
+import { DEFAULT_NODE_TIMEOUT_MS, parseNodeUrl } from './node-rpc.js';
+import { decideWith, isPChain, PolicyError } from './policy.js';
+import type { SigningPolicy, UnsignedMessage, Verdict } from './types.js';
 
 const ZERO_ID: Uint8Array = new Uint8Array(ID_LENGTH);
 
 export interface PChainPolicyOptions {
   /** The only network whose P-Chain messages are signed. */
   networkId: number;
-  /** The node's base URL (`http://127.0.0.1:9650`); the P-Chain is at `/ext/bc/P`. */
+  /** The node's base URL (`http://127.0.0.1:9650`); the P-Chain is at `/ext/bc/P`, info at `/ext/info`. */
   nodeUrl: string;
   /** Deadline of one node call. */
   timeoutMs?: number;
+  /** How long the node's network ID and "bootstrapped" are remembered (node-facts.ts); default 5 s. */
+  nodeFactsTtlMs?: number;
+  /** Clock for that memory, in ms; tests pass their own. */
+  now?: () => number;
   /**
    * Decides messages from every other source chain (e.g. a StaticPolicy for the validator's own
    * chains). Without it they are refused.
@@ -43,41 +61,36 @@ export interface PChainPolicyOptions {
   otherChains?: SigningPolicy;
 }
 
-/** A node call that did not produce a usable result; `notFound` when the node said it has no such thing. */
-class PChainQueryError extends Error {
-  override readonly name = 'PChainQueryError';
+/** Thrown inside a check to refuse with `reason`; decide() turns it into its verdict. */
+class Refusal extends Error {
+  override readonly name = 'Refusal';
   constructor(
-    readonly method: string,
-    readonly notFound: boolean,
-    detail: string,
+    reason: string,
+    /** True only when the refusal follows from the bytes, or from state that never changes back. */
+    readonly final = false,
   ) {
-    super(`${method}: ${detail}`);
+    super(reason);
   }
 }
 
-/** Thrown inside a check to refuse with `reason`; check() turns it into its answer. */
-class Refusal extends Error {
-  override readonly name = 'Refusal';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** A refusal that follows from the message and justification alone. */
+const malformed = (reason: string): Refusal => new Refusal(reason, true);
 
 /** A uint64 the node prints as a decimal string (or a small JSON number). */
 function readUint64(result: Record<string, unknown>, field: string, method: string): bigint {
   const v = result[field];
   if (typeof v === 'string' && /^\d{1,20}$/.test(v) && BigInt(v) < 1n << 64n) return BigInt(v);
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
-  throw new PChainQueryError(method, false, `the answer's ${field} is not a uint64: ${JSON.stringify(v)}`);
+  throw new NodeQueryError(method, 'answer', `the answer's ${field} is not a uint64: ${JSON.stringify(v)}`);
 }
 
 export class PChainPolicy implements SigningPolicy {
   readonly networkId: number;
   readonly pchainUrl: string;
+  private readonly nodeUrl: string;
   private readonly timeoutMs: number;
   private readonly otherChains: SigningPolicy | undefined;
-  private nextId = 1;
+  private readonly facts: NodeFacts;
 
   constructor(opts: PChainPolicyOptions) {
     if (!Number.isInteger(opts.networkId) || opts.networkId < 0 || opts.networkId > 0xffff_ffff) {
@@ -90,57 +103,80 @@ export class PChainPolicy implements SigningPolicy {
       throw new PolicyError((err as Error).message);
     }
     this.networkId = opts.networkId;
+    this.nodeUrl = base;
     this.pchainUrl = `${base}/ext/bc/P`;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
     this.otherChains = opts.otherChains;
+    this.facts = new NodeFacts({
+      infoUrl: `${base}/ext/info`,
+      timeoutMs: this.timeoutMs,
+      ...(opts.nodeFactsTtlMs === undefined ? {} : { ttlMs: opts.nodeFactsTtlMs }),
+      ...(opts.now ? { now: opts.now } : {}),
+    });
   }
 
   async check(message: UnsignedMessage, justification: Uint8Array): Promise<string | null> {
-    if (!bytesEqual(message.sourceChainId, P_CHAIN_ID)) {
-      if (this.otherChains) return this.otherChains.check(message, justification);
-      return `source chain ${idToString(message.sourceChainId)} is not the P-Chain, the only chain this policy signs for`;
+    return (await this.decide(message, justification)).reason;
+  }
+
+  async decide(message: UnsignedMessage, justification: Uint8Array): Promise<Verdict> {
+    if (!isPChain(message.sourceChainId)) {
+      if (this.otherChains) return decideWith(this.otherChains, message, justification);
+      return { reason: `source chain ${idToString(message.sourceChainId)} is not the P-Chain, the only chain this policy signs for`, final: true };
     }
     if (message.networkId !== this.networkId) {
-      return `network ID ${message.networkId} is not this signer's network ${this.networkId}`;
+      return { reason: `network ID ${message.networkId} is not this signer's network ${this.networkId}`, final: true };
     }
     let l1: L1Message;
     try {
       l1 = parsePChainMessage(message);
     } catch (err) {
-      if (err instanceof WarpFormatError) return `not a P-Chain L1 message: ${err.message}`;
+      if (err instanceof WarpFormatError) return { reason: `not a P-Chain L1 message: ${err.message}`, final: true };
       throw err;
     }
     try {
-      await this.checkL1Message(l1, justification);
-      return null;
+      return { reason: null, final: await this.checkL1Message(l1, justification) };
     } catch (err) {
-      if (err instanceof Refusal) return err.message;
-      if (err instanceof PChainQueryError) return `cannot check against the P-Chain: ${err.message}`;
+      if (err instanceof Refusal) return { reason: err.message, final: err.final };
+      if (err instanceof NodeQueryError) return { reason: `cannot check against the P-Chain: ${err.message}`, final: false };
       throw err;
     }
   }
 
-  private async checkL1Message(msg: L1Message, justification: Uint8Array): Promise<void> {
+  /** Resolves when the message is true, with whether that can ever change; throws a Refusal otherwise. */
+  private async checkL1Message(msg: L1Message, justification: Uint8Array): Promise<boolean> {
     switch (msg.type) {
       case 'SubnetToL1Conversion':
-        return this.checkConversion(msg.conversionId, justification);
+        await this.checkConversion(msg.conversionId, justification);
+        // A subnet is converted once; its conversionID never changes.
+        return true;
       case 'RegisterL1Validator':
-        throw new Refusal("the P-Chain does not sign RegisterL1Validator messages (they come from the L1's validator manager)");
+        throw malformed("the P-Chain does not sign RegisterL1Validator messages (they come from the L1's validator manager)");
       case 'L1ValidatorRegistration':
-        return msg.registered ? this.checkRegistered(msg.validationId) : this.checkNotRegistered(msg.validationId, justification);
+        if (msg.registered) {
+          await this.checkRegistered(msg.validationId);
+          // The validator may be removed at any time.
+          return false;
+        }
+        await this.checkNotRegistered(msg.validationId, justification);
+        // A validation ID that is gone for good stays gone (see checkNotRegistered).
+        return true;
       case 'L1ValidatorWeight':
-        return this.checkWeight(msg.validationId, msg.nonce, msg.weight);
+        await this.checkWeight(msg.validationId, msg.nonce, msg.weight);
+        // The next weight change makes it stale.
+        return false;
     }
   }
 
   private async checkConversion(conversionId: Uint8Array, justification: Uint8Array): Promise<void> {
     if (justification.length !== ID_LENGTH) {
-      throw new Refusal(`a SubnetToL1Conversion needs the 32-byte subnet ID as its justification, got ${justification.length} bytes`);
+      throw malformed(`a SubnetToL1Conversion needs the 32-byte subnet ID as its justification, got ${justification.length} bytes`);
     }
     const actual = await this.conversionIdOf(justification);
     if (!bytesEqual(actual, conversionId)) {
       throw new Refusal(
         `conversionID ${idToString(conversionId)} does not match subnet ${idToString(justification)}'s conversion ${idToString(actual)}`,
+        true,
       );
     }
   }
@@ -151,47 +187,64 @@ export class PChainPolicy implements SigningPolicy {
     }
   }
 
+  /** L1ValidatorRegistration(false): the validation ID is not a validator and never can be again. */
   private async checkNotRegistered(validationId: Uint8Array, justification: Uint8Array): Promise<void> {
     let preimage;
     try {
       preimage = decodeL1ValidatorRegistrationJustification(justification);
     } catch (err) {
-      if (err instanceof WarpFormatError) throw new Refusal(`unregistration needs an L1ValidatorRegistrationJustification: ${err.message}`);
+      if (err instanceof WarpFormatError) throw malformed(`unregistration needs an L1ValidatorRegistrationJustification: ${err.message}`);
       throw err;
     }
     const id = idToString(validationId);
     if (preimage.type === 'SubnetIdIndex') {
       if (!bytesEqual(validationIdFromIndex(preimage.subnetId, preimage.index), validationId)) {
-        throw new Refusal(`the justification (subnet ${idToString(preimage.subnetId)}, index ${preimage.index}) does not determine validationID ${id}`);
+        throw malformed(`the justification (subnet ${idToString(preimage.subnetId)}, index ${preimage.index}) does not determine validationID ${id}`);
       }
-      // Throws a refusal when the subnet was never converted.
-      await this.conversionIdOf(preimage.subnetId);
+      // The conversion first, then the validator. Only the subnet's conversion creates IDs made
+      // from (subnet, index), all at once. Once the conversion is seen, a later read that misses
+      // the validator means it was removed, and a removed ID never comes back. Read the other way
+      // round, the conversion could be accepted between the two calls and create the validator
+      // that the first call had just missed.
+      await this.conversionIdOf(preimage.subnetId); // refuses when the subnet was never converted
       if (await this.l1Validator(validationId)) throw new Refusal(`L1 validator ${id} is still registered`);
       return;
     }
     if (!bytesEqual(sha256(preimage.message), validationId)) {
-      throw new Refusal(`the justification's RegisterL1Validator message does not hash to validationID ${id}`);
+      throw malformed(`the justification's RegisterL1Validator message does not hash to validationID ${id}`);
     }
     let register;
     try {
       register = parseL1Message(preimage.message);
     } catch (err) {
-      if (err instanceof WarpFormatError) throw new Refusal(`the justification's register message is malformed: ${err.message}`);
+      if (err instanceof WarpFormatError) throw malformed(`the justification's register message is malformed: ${err.message}`);
       throw err;
     }
     if (register.type !== 'RegisterL1Validator') {
-      throw new Refusal(`the justification's register message is a ${register.type}, not a RegisterL1Validator`);
+      throw malformed(`the justification's register message is a ${register.type}, not a RegisterL1Validator`);
     }
-    if (await this.l1Validator(validationId)) throw new Refusal(`L1 validator ${id} is still registered`);
+    // The P-Chain's time first, then the validator. avalanchego answers from one locked snapshot
+    // (vms/platformvm/network/warp.go); we read in two calls, and blocks may be accepted between
+    // them. The P-Chain accepts a RegisterL1ValidatorTx only while its expiry is still ahead of
+    // the block's time, and block times never go back. So once the time we read has reached the
+    // expiry, no later block can register this validation ID, and a later read that finds no
+    // validator finds it gone for good (never registered, or registered and since removed, which
+    // avalanchego also signs). Read the other way round, one block between the calls could
+    // register the validator (before its expiry) and another move the time past the expiry: we
+    // would combine "absent" from before with "expired" from after, and sign that a registered
+    // validator is not one.
     const now = await this.timestamp();
+    if (await this.l1Validator(validationId)) throw new Refusal(`L1 validator ${id} is still registered`);
     if (register.expiry > now) {
+      // avalanchego also signs here when its expiry index shows the ID was registered and removed;
+      // that index is not served over JSON-RPC, so this refuses (see the top of this file).
       throw new Refusal(`L1 validator ${id} could still be registered: its registration expires at ${register.expiry}, the P-Chain's time is ${now}`);
     }
   }
 
   private async checkWeight(validationId: Uint8Array, nonce: bigint, weight: bigint): Promise<void> {
     const id = idToString(validationId);
-    if (weight === 0n) throw new Refusal('an L1ValidatorWeight with weight 0 is not signed (removal is confirmed by an L1ValidatorRegistration)');
+    if (weight === 0n) throw malformed('an L1ValidatorWeight with weight 0 is not signed (removal is confirmed by an L1ValidatorRegistration)');
     const current = await this.l1Validator(validationId);
     if (!current) throw new Refusal(`L1 validator ${id} is not registered on the P-Chain`);
     if (nonce + 1n !== current.minNonce) {
@@ -209,9 +262,9 @@ export class PChainPolicy implements SigningPolicy {
     const subnet = idToString(subnetId);
     let result: Record<string, unknown>;
     try {
-      result = await this.call('platform.getSubnet', { subnetID: subnet });
+      result = await this.read('platform.getSubnet', { subnetID: subnet });
     } catch (err) {
-      if (err instanceof PChainQueryError && err.notFound) throw new Refusal(`subnet ${subnet} is not known to the P-Chain`);
+      if (err instanceof NodeQueryError && err.kind === 'notFound') throw new Refusal(`subnet ${subnet} is not known to the P-Chain`);
       throw err;
     }
     const raw = result.conversionID;
@@ -220,7 +273,7 @@ export class PChainPolicy implements SigningPolicy {
       try {
         id = parseCb58Id(String(raw), 'conversionID');
       } catch {
-        throw new PChainQueryError('platform.getSubnet', false, `the answer's conversionID is not a cb58 ID: ${JSON.stringify(raw)}`);
+        throw new NodeQueryError('platform.getSubnet', 'answer', `the answer's conversionID is not a cb58 ID: ${JSON.stringify(raw)}`);
       }
     }
     if (bytesEqual(id, ZERO_ID)) throw new Refusal(`subnet ${subnet} has not been converted to an L1`);
@@ -231,10 +284,10 @@ export class PChainPolicy implements SigningPolicy {
   private async l1Validator(validationId: Uint8Array): Promise<{ weight: bigint; minNonce: bigint } | undefined> {
     const method = 'platform.getL1Validator';
     try {
-      const result = await this.call(method, { validationID: idToString(validationId) });
+      const result = await this.read(method, { validationID: idToString(validationId) });
       return { weight: readUint64(result, 'weight', method), minNonce: readUint64(result, 'minNonce', method) };
     } catch (err) {
-      if (err instanceof PChainQueryError && err.notFound) return undefined;
+      if (err instanceof NodeQueryError && err.kind === 'notFound') return undefined;
       throw err;
     }
   }
@@ -242,35 +295,31 @@ export class PChainPolicy implements SigningPolicy {
   /** The P-Chain's current time, Unix seconds. */
   private async timestamp(): Promise<bigint> {
     const method = 'platform.getTimestamp';
-    const result = await this.call(method, {});
+    const result = await this.read(method, {});
     const ms = typeof result.timestamp === 'string' ? Date.parse(result.timestamp) : NaN;
-    if (!Number.isFinite(ms)) throw new PChainQueryError(method, false, `the answer's timestamp is not a time: ${JSON.stringify(result.timestamp)}`);
+    if (!Number.isFinite(ms)) throw new NodeQueryError(method, 'answer', `the answer's timestamp is not a time: ${JSON.stringify(result.timestamp)}`);
     return BigInt(Math.floor(ms / 1000));
   }
 
-  /** One JSON-RPC call with a deadline and a size cap; resolves with the result object. */
-  private async call(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    let answer: { status: number; text: string };
+  /** Reads P-Chain state, once the node is known to serve this network's bootstrapped P-Chain. */
+  private async read(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     try {
-      answer = await postJsonRpc(this.pchainUrl, this.nextId++, method, params, this.timeoutMs);
+      await this.requireUsableNode();
+      return await avalancheCall(this.pchainUrl, method, params, this.timeoutMs);
     } catch (err) {
-      throw new PChainQueryError(method, false, `node unreachable at ${this.pchainUrl}: ${(err as Error).message}`);
+      // It may come back restarted (bootstrapping again) or reconfigured: ask again then.
+      if (err instanceof NodeQueryError && err.kind === 'unreachable') this.facts.forget();
+      throw err;
     }
-    const { status, text } = answer;
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new PChainQueryError(method, false, `HTTP ${status} with an answer that is not JSON`);
+  }
+
+  private async requireUsableNode(): Promise<void> {
+    const [network, bootstrapped] = await Promise.all([this.facts.networkId(), this.facts.bootstrapped()]);
+    if (network !== this.networkId) {
+      throw new Refusal(`the node at ${this.nodeUrl} is on network ${network}, not ${this.networkId}: its P-Chain is not this message's`);
     }
-    if (!isRecord(body)) throw new PChainQueryError(method, false, 'the answer is not a JSON-RPC object');
-    if (body.error !== undefined && body.error !== null) {
-      const message = isRecord(body.error) && typeof body.error.message === 'string' ? body.error.message : JSON.stringify(body.error);
-      // avalanchego reports a missing subnet or validator as database.ErrNotFound ("not found").
-      throw new PChainQueryError(method, /\bnot found\b/.test(message), `the node answered: ${message}`);
+    if (!bootstrapped) {
+      throw new Refusal(`the node at ${this.nodeUrl} has not finished bootstrapping the P-Chain, so its state may be behind`);
     }
-    if (status !== 200) throw new PChainQueryError(method, false, `HTTP ${status}`);
-    if (!isRecord(body.result)) throw new PChainQueryError(method, false, 'the answer has no result object');
-    return body.result;
   }
 }

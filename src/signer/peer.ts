@@ -13,9 +13,12 @@ import { closeSocket, socketOptions } from '../peers/socket.js';
 import { bytesToHex } from '../warp/hex.js';
 import type { UnsignedMessage } from '../warp/unsigned-message.js';
 import { isFaultMode, type FaultMode } from './faults.js';
+import { DEFAULT_INBOUND_LIMITS, DEFAULT_REQUEST_LIMITS, InboundAdmission, RequestGate, type InboundLimits, type RequestLimits } from './limits.js';
 import { DEFAULT_SIGNER_RATE_LIMIT, type RateLimit } from './rate-limit.js';
 import { SignerSession, type SignerSessionConfig } from './session.js';
 import type { SigningBackend } from './types.js';
+
+export const DEFAULT_MAX_CONNECTIONS = 64;
 
 export interface SignerPeerOptions {
   /** The validator's 32-byte BLS secret key; it proves the key in the handshake. */
@@ -36,8 +39,12 @@ export interface SignerPeerOptions {
   rateLimit?: RateLimit;
   /** Requests being signed at once per connection; more are refused as busy. */
   maxInFlight?: number;
-  /** Connections accepted at once in listen mode. */
+  /** Request rate and requests in progress over all connections together (limits.ts). */
+  requestLimits?: RequestLimits;
+  /** Connections at once, dialed and accepted; past it listen mode refuses new ones (4008). */
   maxConnections?: number;
+  /** New inbound connections (each costs a key proof) and connections per remote address (limits.ts). */
+  inboundLimits?: InboundLimits;
   /** Devnet and tests only: misbehave on purpose (see faults.ts). */
   faults?: FaultMode;
   /** Devnet and benchmark only: wait this long before answering a request. */
@@ -53,6 +60,7 @@ export class SignerPeer {
   private readonly sessions = new Set<SignerSession>();
   private readonly dialers: Dialer[];
   private readonly maxConnections: number;
+  private readonly admission: InboundAdmission;
   private readonly logger: PeerLogger;
   private http: Server | undefined;
   private wss: WebSocketServer | undefined;
@@ -66,7 +74,9 @@ export class SignerPeer {
     this.publicKey = bls.publicKeyOf(secretKey).bytes;
     this.publicKeyHex = bytesToHex(this.publicKey);
     this.logger = opts.logger ?? silentLogger;
-    this.maxConnections = opts.maxConnections ?? 64;
+    this.maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    if (!Number.isSafeInteger(this.maxConnections) || this.maxConnections < 1) throw new RangeError(`maxConnections must be an integer >= 1, got ${this.maxConnections}`);
+    this.admission = new InboundAdmission(opts.inboundLimits ?? DEFAULT_INBOUND_LIMITS);
     const maxFrameBytes = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     const handshakeTimeoutMs = opts.handshakeTimeoutMs ?? 10_000;
     this.session = {
@@ -80,6 +90,7 @@ export class SignerPeer {
       heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
       rateLimit: opts.rateLimit ?? DEFAULT_SIGNER_RATE_LIMIT,
       maxInFlight: opts.maxInFlight ?? 1024,
+      gate: new RequestGate(opts.requestLimits ?? DEFAULT_REQUEST_LIMITS),
       faults: opts.faults,
       otherKey: opts.faults === 'wrong-key' ? bls.generateSecretKey() : undefined,
       answerDelayMs: opts.answerDelayMs,
@@ -134,13 +145,18 @@ export class SignerPeer {
     // ws re-emits the HTTP server's errors; listen() below reports them.
     wss.on('error', () => {});
     wss.on('connection', (ws, req) => {
-      const origin = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`;
+      const address = req.socket.remoteAddress ?? '?';
+      const origin = `${address}:${req.socket.remotePort ?? '?'}`;
       if (this.state === 'closed') return ws.terminate();
-      if (this.sessions.size >= this.maxConnections) {
-        void closeSocket(ws, CloseCode.full, `this signer accepts ${this.maxConnections} connections`);
+      // Refused before the challenge arrives, so a refused connection costs no key proof.
+      const refusal =
+        this.sessions.size >= this.maxConnections ? `this signer accepts ${this.maxConnections} connections` : this.admission.admit(address);
+      if (refusal !== null) {
+        this.logger.debug?.({ service: origin, reason: refusal }, 'refused a connection');
+        void closeSocket(ws, CloseCode.full, refusal);
         return;
       }
-      this.run(ws, origin, () => {});
+      this.run(ws, origin, () => {}, () => this.admission.release(address));
     });
     this.http = http;
     this.wss = wss;
@@ -154,8 +170,11 @@ export class SignerPeer {
     return (http.address() as AddressInfo).port;
   }
 
-  private run(ws: WebSocket, origin: string, onWelcome: () => void): void {
-    const session = new SignerSession(ws, origin, this.session, onWelcome, (s) => this.sessions.delete(s));
+  private run(ws: WebSocket, origin: string, onWelcome: () => void, onClosed: () => void = () => {}): void {
+    const session = new SignerSession(ws, origin, this.session, onWelcome, (s) => {
+      this.sessions.delete(s);
+      onClosed();
+    });
     this.sessions.add(session);
     session.start();
   }

@@ -2,12 +2,14 @@
 //   { "networkId": 12345, "allowedSourceChains": ["<cb58>", …], "confirmWithNode": "http://127.0.0.1:9650",
 //     "pchainNode": "http://127.0.0.1:9650" }
 // (the last two keys optional). With pchainNode, P-Chain-sourced L1 messages are signed when that
-// node's P-Chain state justifies them (PChainPolicy); without it they are refused.
+// node's P-Chain state justifies them (PChainPolicy); without it they are refused, and listing the
+// P-Chain in allowedSourceChains is an error: a fixed list cannot vouch for a P-Chain message.
+// With pchainNode, the P-Chain may be listed (it then means "the P-Chain, as the node checks it").
 // Parsed strictly: unknown keys and wrong types are errors naming the key.
 import { readFile } from 'node:fs/promises';
 import { parseCb58Id } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
-import { AllPolicies, NodeConfirmedPolicy, PolicyError, StaticPolicy } from './policy.js';
+import { AllPolicies, NodeConfirmedPolicy, PolicyError, P_CHAIN_NOT_STATIC, StaticPolicy, USE_PCHAIN_NODE, isPChain } from './policy.js';
 import type { SigningPolicy } from './types.js';
 import { parseNodeUrl } from './node-rpc.js';
 import { PChainPolicy } from './pchain-policy.js';
@@ -60,6 +62,8 @@ export function parsePolicy(text: string, source = 'policy'): PolicyConfig {
       throw bad((err as Error).message);
     }
   }
+  const pchain = allowedSourceChains.findIndex(isPChain);
+  if (pchain !== -1 && !config.pchainNode) throw bad(`"allowedSourceChains"[${pchain}]: ${P_CHAIN_NOT_STATIC}; ${USE_PCHAIN_NODE}`);
   return config;
 }
 
@@ -73,9 +77,22 @@ export async function readPolicyFile(path: string): Promise<PolicyConfig> {
   return parsePolicy(text, `policy file ${path}`);
 }
 
-/** The policy a config describes: the static rules, then the node's confirmation if asked for. */
+/**
+ * The policy a config describes: the static rules, then the node's confirmation if asked for; with
+ * pchainNode, P-Chain messages go to PChainPolicy and only they. Throws a PolicyError for a config
+ * that lists the P-Chain without pchainNode, however the config was made.
+ */
 export function policyFromConfig(config: PolicyConfig): SigningPolicy {
-  const rules = new StaticPolicy(config);
-  const chains = config.confirmWithNode ? new AllPolicies([rules, new NodeConfirmedPolicy(config.confirmWithNode)]) : rules;
-  return config.pchainNode ? new PChainPolicy({ networkId: config.networkId, nodeUrl: config.pchainNode, otherChains: chains }) : chains;
+  const others = config.allowedSourceChains.filter((c) => !isPChain(c));
+  if (!config.pchainNode) {
+    if (others.length !== config.allowedSourceChains.length) throw new PolicyError(`${P_CHAIN_NOT_STATIC}; ${USE_PCHAIN_NODE}`);
+    return chainsPolicy(config, others);
+  }
+  const otherChains = others.length > 0 ? chainsPolicy(config, others) : undefined;
+  return new PChainPolicy({ networkId: config.networkId, nodeUrl: config.pchainNode, ...(otherChains ? { otherChains } : {}) });
+}
+
+function chainsPolicy(config: PolicyConfig, chains: Uint8Array[]): SigningPolicy {
+  const rules = new StaticPolicy({ networkId: config.networkId, allowedSourceChains: chains });
+  return config.confirmWithNode ? new AllPolicies([rules, new NodeConfirmedPolicy(config.confirmWithNode)]) : rules;
 }

@@ -1,5 +1,6 @@
 // A token bucket: `perSecond` tokens refill continuously up to `burst`. The signer keeps one per
-// connection so a single service cannot make it sign (or ask its node) without bound.
+// connection so a single service cannot make it sign (or ask its node) without bound, and others
+// across all connections (limits.ts).
 
 export interface RateLimit {
   perSecond: number;
@@ -7,6 +8,14 @@ export interface RateLimit {
 }
 
 export const DEFAULT_SIGNER_RATE_LIMIT: RateLimit = { perSecond: 1000, burst: 2000 };
+
+/** Throws a RangeError naming `what` unless perSecond > 0 and burst >= 1. */
+export function checkRateLimit(limit: RateLimit, what = 'rate limit'): RateLimit {
+  if (!(limit.perSecond > 0 && limit.burst >= 1)) {
+    throw new RangeError(`${what} needs perSecond > 0 and burst >= 1, got ${limit.perSecond}/${limit.burst}`);
+  }
+  return limit;
+}
 
 export class TokenBucket {
   private tokens: number;
@@ -16,9 +25,7 @@ export class TokenBucket {
     private readonly limit: RateLimit,
     private readonly now: () => number = performance.now.bind(performance),
   ) {
-    if (!(limit.perSecond > 0 && limit.burst >= 1)) {
-      throw new RangeError(`rate limit needs perSecond > 0 and burst >= 1, got ${limit.perSecond}/${limit.burst}`);
-    }
+    checkRateLimit(limit);
     this.tokens = limit.burst;
     this.last = now();
   }

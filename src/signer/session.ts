@@ -1,6 +1,8 @@
 // The signer's side of one connection to the service, whoever dialed: answer the challenge with a
-// proof of key possession, wait for the welcome, then answer signature requests by id. Each
-// request's message is parsed first (a malformed one is refused), then the backend decides.
+// proof of key possession, wait for the welcome, then answer signature requests by id. A request
+// passes this connection's rate and in-flight limits and the signer-wide ones (limits.ts), or is
+// refused at once; its message is parsed (a malformed one is refused), then the backend decides.
+// Nothing is signed before the welcome: a sign frame before it closes the connection (4007).
 import type WebSocket from 'ws';
 import type { BlsBackend, SecretKey } from '../bls/types.js';
 import { proveKey } from '../peers/auth.js';
@@ -11,6 +13,7 @@ import { closeSocket, sendFrame } from '../peers/socket.js';
 import { concatBytes, bytesToHex, hexToBytes } from '../warp/hex.js';
 import { parseUnsignedMessage, type UnsignedMessage } from '../warp/unsigned-message.js';
 import type { FaultMode } from './faults.js';
+import type { RequestGate } from './limits.js';
 import { TokenBucket, type RateLimit } from './rate-limit.js';
 import type { SignOutcome, SigningBackend } from './types.js';
 
@@ -26,6 +29,8 @@ export interface SignerSessionConfig {
   heartbeatMs: number;
   rateLimit: RateLimit;
   maxInFlight: number;
+  /** Shared by every connection of the signer. */
+  gate: RequestGate;
   faults: FaultMode | undefined;
   /** The other key that the 'wrong-key' fault signs with. */
   otherKey: SecretKey | undefined;
@@ -116,20 +121,25 @@ export class SignerSession {
     if (this.inFlight >= this.cfg.maxInFlight) {
       return this.answer(frame.id, { kind: 'refused', reason: `busy: ${this.cfg.maxInFlight} requests in progress` });
     }
+    const gate = this.cfg.gate;
+    const refusal = gate.enter();
+    if (refusal !== null) return this.answer(frame.id, { kind: 'refused', reason: refusal });
     let message: UnsignedMessage;
     try {
       message = parseUnsignedMessage(frame.message);
     } catch (err) {
+      gate.leave();
       return this.answer(frame.id, { kind: 'refused', reason: `malformed message: ${(err as Error).message}` });
     }
     const faults = this.cfg.faults;
-    if (faults === 'silent') return;
-    if (faults === 'garbage') {
-      // A signature frame cut short: its header and half a signature.
-      sendFrame(this.ws, encodeSignature(frame.id, new Uint8Array(SIGNATURE_BYTES)).subarray(0, 58));
-      return;
-    }
-    if (faults === 'disconnect') {
+    if (faults === 'silent' || faults === 'garbage' || faults === 'disconnect') {
+      gate.leave();
+      if (faults === 'silent') return;
+      if (faults === 'garbage') {
+        // A signature frame cut short: its header and half a signature.
+        sendFrame(this.ws, encodeSignature(frame.id, new Uint8Array(SIGNATURE_BYTES)).subarray(0, 58));
+        return;
+      }
       this.ws.terminate();
       return;
     }
@@ -141,6 +151,7 @@ export class SignerSession {
       })
       .then((outcome) => {
         this.inFlight--;
+        gate.leave();
         const delay = this.cfg.answerDelayMs?.(message) ?? 0;
         if (delay <= 0) return this.answer(frame.id, outcome);
         const timer = setTimeout(() => {

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { idToString } from '../../src/warp/cb58.js';
 import { bytesTo0xHex, hexToBytes } from '../../src/warp/hex.js';
+import { CloseCode } from '../../src/peers/frames.js';
 import { fakeNode } from './fake-node.js';
+import { RawService } from './raw-service.js';
 import { CHAIN_A, Closer, NETWORK_ID, bls, httpServer, message, once, pool, verifies } from '../peers/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
@@ -68,6 +70,7 @@ async function exitWithin(run: Run, ms = 10_000): Promise<number | null> {
   return code;
 }
 
+const P_CHAIN_CB58 = '11111111111111111111111111111111LpoYY';
 const policyFlags = () => ['--network-id', String(NETWORK_ID), '--allow-source-chain', idToString(CHAIN_A)];
 
 describe('warpgate signer', () => {
@@ -132,7 +135,54 @@ describe('warpgate signer', () => {
     expect(await exitWithin(run)).toBe(0);
   });
 
+  it("remembers what the node confirmed, and asks again about what it did not", async () => {
+    const confirmed = message('accepted by the node');
+    const node = await fakeNode(closer, (call) =>
+      call.params[0] === idToString(confirmed.id) ? { result: bytesTo0xHex(confirmed.bytes) } : { error: { code: -32000, message: 'message not found' } },
+    );
+    const policyPath = join(dir, 'confirm-policy.json');
+    await writeFile(policyPath, JSON.stringify({ networkId: NETWORK_ID, allowedSourceChains: [idToString(CHAIN_A)], confirmWithNode: node.url }));
+    const run = start(['--key', keyPath, '--listen', '0', '--policy', policyPath]);
+    const ready = await readyLine(run);
+    const p = pool(closer, { dial: [{ url: `ws://127.0.0.1:${ready.port as number}` }] });
+    const up = once(p, 'connected', 10_000);
+    p.start();
+    await up;
+    const unknown = message('not accepted yet');
+    for (let i = 0; i < 3; i++) {
+      expect((await p.request(publicKeyHex, { message: confirmed.bytes, justification: new Uint8Array() })).kind).toBe('signature');
+      expect(await p.request(publicKeyHex, { message: unknown.bytes, justification: new Uint8Array() })).toMatchObject({ kind: 'refused' });
+    }
+    const asked = (m: typeof confirmed): number => node.calls.filter((c) => c.params[0] === idToString(m.id)).length;
+    expect([asked(confirmed), asked(unknown)]).toEqual([1, 3]);
+    run.child.kill('SIGTERM');
+    expect(await exitWithin(run)).toBe(0);
+  });
+
+  it('takes its limits from flags: past --max-handshakes-per-second (bursts of twice that) a connection is closed with 4008', async () => {
+    const run = start(['--key', keyPath, '--listen', '0', ...policyFlags(), '--max-handshakes-per-second', '1', '--verdict-cache-size', '0']);
+    const ready = await readyLine(run);
+    expect(ready.limits).toMatchObject({
+      requests: { rate: { perSecond: 1000, burst: 2000 }, maxConcurrent: 256 },
+      maxConnections: 64,
+      inbound: { handshakeRate: { perSecond: 1, burst: 2 }, handshakeRatePerAddress: { perSecond: 2, burst: 4 }, maxConnectionsPerAddress: 8 },
+      verdictCache: { maxEntries: 0, ttlMs: 600_000 },
+    });
+    const url = `ws://127.0.0.1:${ready.port as number}`;
+    const hellos: (number | undefined)[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = closer.add(await RawService.dial(url), (c) => c.close());
+      r.challenge();
+      hellos.push((await r.next('hello')) ? 0 : r.closeCode);
+    }
+    expect(hellos).toEqual([0, 0, CloseCode.full]);
+    run.child.kill('SIGTERM');
+    expect(await exitWithin(run)).toBe(0);
+  });
+
   it.each([
+    ['a limit out of range', () => ['--key', keyPath, '--listen', '0', ...policyFlags(), '--max-concurrent-requests', '0'],
+      /^warpgate: signer: --max-concurrent-requests must be an integer from 1 to 100000, got '0'/, 2],
     ['no policy', () => ['--key', keyPath, '--listen', '0'], /policy is required/, 2],
     ['a key file of the wrong size', async () => {
       const bad = join(dir, 'bad.key');
@@ -146,6 +196,13 @@ describe('warpgate signer', () => {
       await writeFile(bad, JSON.stringify({ networkId: 1, allowedSourceChains: ['x'], extra: 1 }));
       return ['--key', keyPath, '--listen', '0', '--policy', bad];
     }, /bad-policy\.json: unknown key "extra"/, 1],
+    ['the P-Chain as an --allow-source-chain', () => ['--key', keyPath, '--listen', '0', '--network-id', String(NETWORK_ID), '--allow-source-chain', P_CHAIN_CB58],
+      /^warpgate: signer: --allow-source-chain: the P-Chain \(11111111111111111111111111111111LpoYY\) cannot be an allowed source chain: .*"pchainNode"/, 2],
+    ['a policy file listing the P-Chain without pchainNode', async () => {
+      const bad = join(dir, 'pchain-policy.json');
+      await writeFile(bad, JSON.stringify({ networkId: NETWORK_ID, allowedSourceChains: [idToString(CHAIN_A), P_CHAIN_CB58] }));
+      return ['--key', keyPath, '--listen', '0', '--policy', bad];
+    }, /pchain-policy\.json: "allowedSourceChains"\[1\]: the P-Chain \(11111111111111111111111111111111LpoYY\) cannot be an allowed source chain: .*set "pchainNode"/, 1],
   ])('fails with %s: exit code, one stderr line', async (_name, args, pattern, code) => {
     const run = start(await args());
     expect(await exitWithin(run, 15_000)).toBe(code);
