@@ -10,7 +10,7 @@ import { defaultVerifyPossession, type VerifyPossession } from './auth.js';
 import { DEFAULT_RECONNECT, validateBackoff, type BackoffOptions } from './backoff.js';
 import { Dialer } from './dialer.js';
 import { PeerRequestError } from './errors.js';
-import { CloseCode, DEFAULT_MAX_FRAME_BYTES, ProtocolError } from './frames.js';
+import { CloseCode, DEFAULT_MAX_FRAME_BYTES, ProtocolError, encodeSignBody } from './frames.js';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
 import { silentLogger, type PeerLogger } from './logger.js';
 import { DEFAULT_PENALTIES, PenaltyBox, type PenaltyOptions } from './penalties.js';
@@ -89,6 +89,11 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
   private nextDial = 0;
   private readonly dialConcurrency: number;
   private closed = false;
+  /**
+   * Each request's sign body, encoded once: an aggregation asks every validator with the same
+   * request object, so its thousand requests share one body instead of a copy each.
+   */
+  private readonly bodies = new WeakMap<SignatureRequest, Buffer>();
 
   constructor(opts: PeerPoolOptions) {
     super();
@@ -206,7 +211,12 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
     if (this.closed) return Promise.reject(new PeerRequestError('closed', key, 'the peer pool is closed'));
     const session = this.ready.get(key);
     if (!session) return Promise.reject(new PeerRequestError('not-connected', key, 'no connection for this key'));
-    return session.request(req, opts?.timeoutMs ?? this.requestTimeoutMs, opts?.signal);
+    let body = this.bodies.get(req);
+    if (!body) {
+      body = encodeSignBody(req.message, req.justification);
+      this.bodies.set(req, body);
+    }
+    return session.request(body, opts?.timeoutMs ?? this.requestTimeoutMs, opts?.signal);
   }
 
   /** Records a strike against a key; at the threshold it is disconnected and refused for a cooldown. */

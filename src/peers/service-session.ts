@@ -4,11 +4,11 @@ import type WebSocket from 'ws';
 import { bytesToHex, hexToBytes } from '../warp/hex.js';
 import { authMessage, newChallenge, type VerifyPossession } from './auth.js';
 import { PeerRequestError, type PeerRequestFailure } from './errors.js';
-import { CloseCode, ProtocolError, decodeFrame, encodeFrame, encodeSign, type SignerFrame } from './frames.js';
+import { CloseCode, ProtocolError, SIGN_HEADER_BYTES, decodeFrame, encodeFrame, type SignerFrame } from './frames.js';
 import { startHeartbeat } from './heartbeat.js';
 import type { PeerLogger } from './logger.js';
-import { closeSocket, sendFrame } from './socket.js';
-import type { PeerAnswer, SignatureRequest } from './types.js';
+import { closeSocket, sendFrame, sendSign } from './socket.js';
+import type { PeerAnswer } from './types.js';
 
 /** Longest refusal reason handed to the aggregator. */
 export const MAX_REASON_CHARS = 512;
@@ -34,9 +34,12 @@ export interface SessionHooks {
   logger: PeerLogger;
 }
 
+const NOTHING = Buffer.alloc(0);
+
 interface Pending {
   id: number;
-  frame: Buffer;
+  /** The shared sign body (encodeSignBody) until the request is sent; nothing after. */
+  body: Buffer;
   resolve(answer: PeerAnswer): void;
   reject(err: PeerRequestError): void;
   timer: NodeJS.Timeout;
@@ -92,17 +95,20 @@ export class ServiceSession {
     sendFrame(this.ws, encodeFrame({ v: 1, type: 'challenge', challenge: bytesToHex(this.challenge) }));
   }
 
-  request(req: SignatureRequest, timeoutMs: number, signal: AbortSignal | undefined): Promise<PeerAnswer> {
+  /**
+   * Asks for a signature. `body` is the sign frame's body (encodeSignBody), shared by every
+   * request about the same message: a request keeps no copy of it, and no frame once sent.
+   */
+  request(body: Buffer, timeoutMs: number, signal: AbortSignal | undefined): Promise<PeerAnswer> {
     const key = this.publicKey ?? '';
     if (this.state !== 'ready') {
       return Promise.reject(new PeerRequestError(this.state === 'closed' ? this.endReason : 'not-connected', key, 'connection is not ready'));
     }
     if (signal?.aborted) return Promise.reject(new PeerRequestError('aborted', key, 'request aborted by the caller'));
-    const id = this.nextId++;
-    const frame = encodeSign(id, req.message, req.justification);
-    if (frame.length > this.limits.maxFrameBytes) {
+    const frameBytes = SIGN_HEADER_BYTES + body.length;
+    if (frameBytes > this.limits.maxFrameBytes) {
       return Promise.reject(
-        new PeerRequestError('protocol', key, `request frame of ${frame.length} bytes exceeds the peer frame limit of ${this.limits.maxFrameBytes}`),
+        new PeerRequestError('protocol', key, `request frame of ${frameBytes} bytes exceeds the peer frame limit of ${this.limits.maxFrameBytes}`),
       );
     }
     if (this.inFlight.size >= this.limits.maxInFlight && this.queue.size >= this.limits.maxQueued) {
@@ -110,10 +116,11 @@ export class ServiceSession {
         new PeerRequestError('overloaded', key, `${this.limits.maxInFlight} requests in flight and ${this.limits.maxQueued} queued`),
       );
     }
+    const id = this.nextId++;
     return new Promise<PeerAnswer>((resolve, reject) => {
       const p: Pending = {
         id,
-        frame,
+        body,
         resolve,
         reject,
         signal,
@@ -139,7 +146,8 @@ export class ServiceSession {
 
   private send(p: Pending): void {
     this.inFlight.set(p.id, p);
-    sendFrame(this.ws, p.frame);
+    sendSign(this.ws, p.id, p.body);
+    p.body = NOTHING;
   }
 
   /** Finishes a request exactly once, frees its slot and sends the next queued one. */
