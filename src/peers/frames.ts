@@ -24,6 +24,7 @@ export const CloseCode = {
   penalized: 4006,
   unexpected: 4007,
   full: 4008,
+  notAdmitted: 4009,
 } as const;
 
 export const PUBLIC_KEY_BYTES = 48;

@@ -15,7 +15,8 @@ export const MAX_REASON_CHARS = 512;
 
 export interface SessionLimits {
   maxFrameBytes: number;
-  handshakeTimeoutMs: number;
+  /** From the challenge to the peer's hello. */
+  helloTimeoutMs: number;
   heartbeatMs: number;
   maxInFlight: number;
   maxQueued: number;
@@ -32,6 +33,8 @@ export interface SessionHooks {
   /** Called once, when the session ends. */
   closed(session: ServiceSession, wasReady: boolean): void;
   logger: PeerLogger;
+  /** A warning that a flood could repeat many times a second: written within a per-kind limit. */
+  warnLimited(kind: string, fields: object, msg: string): void;
 }
 
 const NOTHING = Buffer.alloc(0);
@@ -86,11 +89,11 @@ export class ServiceSession {
     this.ws.on('close', (code, reason) => this.teardown(code, reason.toString()));
     this.ws.on('error', (err) => this.hooks.logger.debug?.({ peer: this.origin, err: err.message }, 'peer socket error'));
     startHeartbeat(this.ws, this.limits.heartbeatMs, () =>
-      this.hooks.logger.warn({ peer: this.origin, publicKey: this.publicKey }, 'peer missed its heartbeat, dropping it'),
+      this.hooks.warnLimited('heartbeat', { peer: this.origin, publicKey: this.publicKey }, 'peer missed its heartbeat, dropping it'),
     );
     this.handshakeTimer = setTimeout(
-      () => this.fail(new ProtocolError(CloseCode.handshakeTimeout, `no valid hello within ${this.limits.handshakeTimeoutMs} ms`)),
-      this.limits.handshakeTimeoutMs,
+      () => this.fail(new ProtocolError(CloseCode.handshakeTimeout, `no valid hello within ${this.limits.helloTimeoutMs} ms`)),
+      this.limits.helloTimeoutMs,
     );
     sendFrame(this.ws, encodeFrame({ v: 1, type: 'challenge', challenge: bytesToHex(this.challenge) }));
   }
@@ -197,7 +200,7 @@ export class ServiceSession {
     try {
       valid = await this.hooks.verifyPossession(hexToBytes(publicKey), authMessage(this.challenge), hexToBytes(proofHex));
     } catch (err) {
-      this.hooks.logger.warn({ peer: this.origin, err: (err as Error).message }, 'proof verification failed to run');
+      this.hooks.warnLimited('proof check failed', { peer: this.origin, err: (err as Error).message }, 'proof verification failed to run');
       return this.fail(new ProtocolError(CloseCode.internalError, 'could not verify the proof'));
     }
     if (this.state !== 'verifying') return; // closed while we were verifying
@@ -231,7 +234,11 @@ export class ServiceSession {
 
   private fail(err: ProtocolError): void {
     if (this.state === 'closed') return;
-    this.hooks.logger.warn({ peer: this.origin, publicKey: this.publicKey, code: err.code, reason: err.reason }, 'closing peer connection');
+    this.hooks.warnLimited(
+      `closing: ${err.code}`,
+      { peer: this.origin, publicKey: this.publicKey, code: err.code, reason: err.reason },
+      'closing peer connection',
+    );
     void this.close(err.code, err.reason);
   }
 

@@ -32,7 +32,7 @@ describe('memory held by outstanding requests', () => {
 
     const { server, port } = await httpServer(closer);
     // Keys are not checked here: what is measured is what follows the handshake.
-    const p = pool(closer, { verifyPossession: async () => true });
+    const p = pool(closer, { verifyPossession: async () => true, maxPendingPerIp: validators, handshakesPerMinutePerIp: 0 });
     p.attach(server);
     // Validators that read every sign frame, keep nothing, and never answer.
     let received = 0;
