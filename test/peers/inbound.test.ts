@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { defaultVerifyPossession, type VerifyPossession } from '../../src/peers/auth.js';
 import { PeerAdmission } from '../../src/peers/admission.js';
+import { Dialer } from '../../src/peers/dialer.js';
 import { CloseCode } from '../../src/peers/frames.js';
 import type { PeerLogger } from '../../src/peers/logger.js';
 import { Closer, RawSigner, honestHello, httpServer, newKey, once, pool, signer, waitFor } from './helpers.js';
@@ -189,5 +190,31 @@ describe('signers the service dials', () => {
     const up = once<[string]>(p, 'connected', 15_000);
     p.start();
     expect((await up)[0]).toBe(dialed.publicKeyHex);
+  });
+});
+
+describe('a signer dialing a service that refuses it', () => {
+  it("waits at least the refusal's Retry-After before dialing again", async () => {
+    const { server, port } = await httpServer(closer);
+    let upgrades = 0;
+    server.on('upgrade', (_req, socket) => {
+      upgrades++;
+      socket.end('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    });
+    const waits: number[] = [];
+    const dialer = new Dialer({
+      url: `ws://127.0.0.1:${port}/v1/peers`,
+      reconnect: { minMs: 10, maxMs: 20 },
+      maxFrameBytes: 1024,
+      handshakeTimeoutMs: 5_000,
+      onOpen: () => {},
+      logger: { info() {}, warn() {}, debug: (fields) => void ('retryInMs' in fields && waits.push((fields as { retryInMs: number }).retryInMs)) },
+    });
+    closer.add(dialer, (d) => d.stop());
+    dialer.start();
+    await waitFor(() => waits.length > 0, 'the dialer to schedule its next attempt');
+    expect(upgrades).toBe(1);
+    expect(waits[0]).toBeGreaterThanOrEqual(7_000);
+    expect(dialer.state).toBe('waiting');
   });
 });
