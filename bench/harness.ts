@@ -10,6 +10,7 @@ import { canonicalSet } from '../src/validators/canonical-set.js';
 import { verifySignedMessage } from '../src/validators/verify.js';
 import { loadBackend } from '../src/bls/index.js';
 import { hexToBytes } from '../src/warp/hex.js';
+import { idToString } from '../src/warp/cb58.js';
 import type { BenchOptions } from './args.js';
 import { HostProcess } from './ipc.js';
 import { runLoad, type RequestOutcome } from './load.js';
@@ -212,6 +213,14 @@ async function measureStrategy(
         localNetworkId: BENCH_NETWORK_ID,
         'bls.backend': o.backend,
         'aggregation.maxConcurrent': Math.max(64, o.concurrency * 2),
+        // Every validator dials in from 127.0.0.1, CONNECT_WINDOW at a time, each proving its key
+        // on a busy machine: the per-address limits a public deployment keeps would refuse them.
+        // Admission stays on: the scenario's subnet is read at start, so its validators get in.
+        'readiness.subnets': [idToString(scenario.subnetId)],
+        'peerAdmission.maxInboundPeers': Math.max(10_000, o.validators),
+        'peerAdmission.maxPendingPerIp': 10_000,
+        'peerAdmission.handshakesPerMinutePerIp': 0,
+        'peerAdmission.helloTimeoutMs': 30_000,
         ...(o.fanOutExtraPercent === undefined ? {} : { 'aggregation.fanOutExtraPercent': o.fanOutExtraPercent }),
       },
     };

@@ -1,12 +1,14 @@
 // The BLS worker pool: every signature check, aggregation and pairing runs here, off the event
 // loop. One piscina pool, a capped queue (a full queue is an error the caller sees, never an
-// unbounded backlog), tasks named after the functions in workers/bls-tasks.ts.
+// unbounded backlog), tasks named after the functions in workers/bls-tasks.ts. Handshake proof
+// checks take a lane of their own that yields to aggregation work (background-lane.ts).
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { packagePath } from '../util/ts-runtime.js';
 import type { BackendName } from '../bls/types.js';
 import { AggregationError } from './errors.js';
+import { BackgroundLane } from './background-lane.js';
 import { TaskBatcher, type JobOutcome } from './task-batcher.js';
 import type {
   FindInvalidTask,
@@ -49,12 +51,16 @@ const MAX_FOLDS_PER_TASK = 64;
 export class BlsWorkerPool {
   private readonly piscina: Piscina;
   private readonly folds: TaskBatcher<FoldTask, FoldResult>;
+  private readonly possessions: BackgroundLane<PossessionTask, boolean>;
   readonly backend: BackendName;
+  private readonly threadCount: number;
+  /** Tasks handed to piscina and not settled: running, or waiting in its queue. */
   private inFlight = 0;
   private closing: Promise<void> | undefined;
 
   constructor(opts: WorkerPoolOptions) {
     const threads = opts.threads ?? Math.max(1, availableParallelism());
+    this.threadCount = threads;
     this.backend = opts.backend;
     this.piscina = new Piscina({
       filename: pathToFileURL(packagePath('workers/bls-entry.mjs')).href,
@@ -76,11 +82,20 @@ export class BlsWorkerPool {
       opts.maxQueue ?? DEFAULT_MAX_QUEUE,
       () => new WorkerPoolBusyError(),
     );
+    // Proof checks run only on a thread nothing else wants, and leave one thread to aggregation
+    // work whenever there are two or more.
+    this.possessions = new BackgroundLane(
+      (task) => this.run<boolean>('verifyPossession', task),
+      () => this.inFlight < this.threadCount,
+      Math.max(1, threads - 1),
+      opts.maxQueue ?? DEFAULT_MAX_QUEUE,
+      () => new WorkerPoolBusyError(),
+    );
   }
 
-  /** Tasks and batched folds waiting for a thread (the worker-pool queue depth metric). */
+  /** Tasks, batched folds and proof checks waiting for a thread (the worker-pool queue depth metric). */
   get queueSize(): number {
-    return this.piscina.queueSize + this.folds.queued;
+    return this.piscina.queueSize + this.folds.queued + this.possessions.queued;
   }
 
   get threads(): number {
@@ -99,6 +114,8 @@ export class BlsWorkerPool {
       throw err;
     } finally {
       this.inFlight--;
+      // A thread may be idle now: proof checks waiting for one may go.
+      this.possessions.pump();
     }
   }
 
@@ -119,8 +136,10 @@ export class BlsWorkerPool {
   aggregate(sigs: Uint8Array[]): Promise<Uint8Array> {
     return this.run('aggregate', { sigs });
   }
+  /** A handshake proof check: after every aggregation task, never ahead of one. */
   verifyPossession(task: PossessionTask): Promise<boolean> {
-    return this.run('verifyPossession', task);
+    if (this.closing) return Promise.reject(new WorkerPoolClosedError());
+    return this.possessions.run(task);
   }
 
   /** Starts every thread now, so the first aggregation does not pay for module loading. */
@@ -134,6 +153,7 @@ export class BlsWorkerPool {
    */
   close(): Promise<void> {
     return (this.closing ??= (async () => {
+      this.possessions.drain(() => new WorkerPoolClosedError());
       const until = Date.now() + CLOSE_DRAIN_MS;
       while (this.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
       await this.piscina.destroy();

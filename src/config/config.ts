@@ -19,6 +19,16 @@ export interface Config {
   validatorSets: { currentTtlMs: number; currentMaxStaleMs: number; maxEntries: number; nodeTimeoutMs: number };
   signatureCache: { maxMessages: number; maxSignatures: number; ttlMs: number };
   readiness: { subnets: string[]; quorumPercentage: number };
+  peerAdmission: {
+    mode: 'validators' | 'any';
+    allowedKeys: string[];
+    setRefreshMs: number;
+    maxInboundPeers: number;
+    maxPendingHandshakes: number;
+    maxPendingPerIp: number;
+    handshakesPerMinutePerIp: number;
+    helloTimeoutMs: number;
+  };
   publicMode: boolean;
   rateLimit: { requestsPerMinute: number; keyedRequestsPerMinute: number };
   proxy: { timeoutMs: number; maxResponseBytes: number; cacheTtlMs: number };
@@ -48,7 +58,7 @@ function checkValue(key: string, spec: KeySpec, raw: unknown, source: Source, pr
   if (source === 'env' && typeof raw === 'string') {
     if (t.kind === 'int' || t.kind === 'optionalInt') value = raw === '' && t.kind === 'optionalInt' ? null : /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
     else if (t.kind === 'bool') value = raw === 'true' ? true : raw === 'false' ? false : raw;
-    else if (t.kind === 'stringList' || t.kind === 'idList') value = raw.trim() === '' ? [] : raw.split(',').map((s) => s.trim());
+    else if (t.kind === 'stringList' || t.kind === 'idList' || t.kind === 'blsKeyList') value = raw.trim() === '' ? [] : raw.split(',').map((s) => s.trim());
     else if (t.kind === 'peerList') {
       try {
         value = JSON.parse(raw);
@@ -87,6 +97,12 @@ function checkValue(key: string, spec: KeySpec, raw: unknown, source: Source, pr
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return fail('must be a list of cb58 IDs');
       const bad = value.map((v: string) => cb58IdProblem(v)).filter((p) => p !== undefined);
       return bad.length > 0 ? fail(bad.join('; ')) : value;
+    }
+    case 'blsKeyList': {
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return fail('must be a list of BLS public keys (hex, 48 bytes)');
+      const bad = value.filter((v: string) => !/^(0x)?[0-9a-fA-F]{96}$/.test(v));
+      if (bad.length > 0) return fail(`'${String(bad[0]).slice(0, 100)}' is not a BLS public key: 96 hex digits (48 bytes), 0x optional`);
+      return value.map((v: string) => v.replace(/^0x/i, '').toLowerCase());
     }
     case 'peerList': {
       if (!Array.isArray(value)) return fail('must be a list of {"url": "ws://…"}');

@@ -23,6 +23,8 @@ function describeType(t: KeyType): string {
       return 'list of strings';
     case 'idList':
       return 'list of cb58 IDs';
+    case 'blsKeyList':
+      return 'list of BLS public keys (hex)';
     case 'peerList':
       return 'list of `{"url": "ws://…"}`';
   }

@@ -12,6 +12,7 @@ export type KeyType =
   | { kind: 'optionalSecret' }
   | { kind: 'stringList' }
   | { kind: 'idList' }
+  | { kind: 'blsKeyList' }
   | { kind: 'peerList' };
 
 export interface KeySpec {
@@ -50,6 +51,14 @@ export const SCHEMA = {
   'signatureCache.ttlMs': { type: ms(0, 86_400_000), default: 600_000, doc: 'how long a signature is kept' },
   'readiness.subnets': { type: { kind: 'idList' }, default: [], doc: 'subnet IDs (cb58) whose connected stake /ready checks' },
   'readiness.quorumPercentage': { type: ms(0, 100), default: 67, doc: 'connected stake /ready requires' },
+  'peerAdmission.mode': { type: { kind: 'string', enum: ['validators', 'any'] }, default: 'validators', doc: 'which signers may dial in on peerPath: validators admits only keys of the validator sets warpgate reads (readiness.subnets, kept current, and the sets aggregations read) or in allowedKeys, checked before the costly proof check; any admits every key (private networks only)' },
+  'peerAdmission.allowedKeys': { type: { kind: 'blsKeyList' }, default: [], doc: 'BLS public keys (hex, 48 bytes) that may dial in whatever the validator sets say' },
+  'peerAdmission.setRefreshMs': { type: ms(1000, 3_600_000), default: 30_000, doc: 'how often the current validator sets of readiness.subnets are read for admission' },
+  'peerAdmission.maxInboundPeers': { type: ms(1, 100_000), default: 10_000, doc: 'authenticated signers that dialed in, at most (past it refused); the signers in peers never count against it' },
+  'peerAdmission.maxPendingHandshakes': { type: ms(1, 100_000), default: 256, doc: 'connections that dialed in and have not authenticated yet, at once (past it 503)' },
+  'peerAdmission.maxPendingPerIp': { type: ms(1, 100_000), default: 8, doc: 'the same from one client address, an IPv6 client by its /64 (past it 429)' },
+  'peerAdmission.handshakesPerMinutePerIp': { type: ms(0, 10_000_000), default: 60, doc: 'connections a client address may open on peerPath per minute (0: no limit; past it 429)' },
+  'peerAdmission.helloTimeoutMs': { type: ms(100, 120_000), default: 3000, doc: 'how long a signer that dialed in has to answer the challenge with its hello' },
   publicMode: { type: { kind: 'bool' }, default: false, doc: 'refuse node-specific methods as the public server does' },
   'rateLimit.requestsPerMinute': { type: ms(0, 10_000_000), default: 600, doc: 'per client IP without an API key (0: no limit)' },
   'rateLimit.keyedRequestsPerMinute': { type: ms(0, 10_000_000), default: 6000, doc: 'per API key (0: no limit)' },

@@ -42,6 +42,8 @@ export class Dialer {
   private ws: WebSocket | undefined;
   private timer: NodeJS.Timeout | undefined;
   private current: DialerState = 'waiting';
+  /** A refused upgrade's Retry-After, a floor for the next wait. */
+  private retryAfterMs = 0;
 
   constructor(private readonly opts: DialerOptions) {
     checkPeerUrl(opts.url);
@@ -90,6 +92,14 @@ export class Dialer {
     ws.on('error', (err) => {
       this.opts.logger.debug?.({ url: this.opts.url, err: err.message }, 'peer connection error');
     });
+    // A refused upgrade (429 or 503 from a service's peer limits) may say when to come back.
+    ws.on('unexpected-response', (_req, res) => {
+      const seconds = Number(res.headers['retry-after']);
+      this.retryAfterMs = Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 3_600) * 1000 : 0;
+      this.opts.logger.debug?.({ url: this.opts.url, status: res.statusCode }, 'peer connection refused');
+      res.resume();
+      ws.terminate();
+    });
     ws.on('close', (code, reason) => {
       if (this.ws !== ws) return;
       this.ws = undefined;
@@ -99,7 +109,8 @@ export class Dialer {
   }
 
   private schedule(code: number, reason: string): void {
-    const delay = Math.max(backoffDelay(this.attempt, this.opts.reconnect, this.opts.random), this.opts.minDelayMs?.() ?? 0);
+    const delay = Math.max(backoffDelay(this.attempt, this.opts.reconnect, this.opts.random), this.opts.minDelayMs?.() ?? 0, this.retryAfterMs);
+    this.retryAfterMs = 0;
     this.attempt++;
     this.current = 'waiting';
     this.opts.logger.debug?.({ url: this.opts.url, code, reason, retryInMs: delay }, 'peer connection closed, will redial');

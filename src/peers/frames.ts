@@ -24,6 +24,7 @@ export const CloseCode = {
   penalized: 4006,
   unexpected: 4007,
   full: 4008,
+  notAdmitted: 4009,
 } as const;
 
 export const PUBLIC_KEY_BYTES = 48;
@@ -163,11 +164,36 @@ function writeHeader(out: Buffer, kind: number, id: number): void {
 }
 
 export function encodeSign(id: number, message: Uint8Array, justification: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(SIGN_BODY_OFFSET + message.length + justification.length);
+  return encodeSignWithBody(id, encodeSignBody(message, justification));
+}
+
+/** Bytes of a sign frame's header: version, kind and id. */
+export const SIGN_HEADER_BYTES = HEADER_BYTES;
+
+/**
+ * What follows a sign frame's header: message length ‖ message ‖ justification. It is the same
+ * for every validator asked about one message, so it is encoded once and shared.
+ */
+export function encodeSignBody(message: Uint8Array, justification: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(4 + message.length + justification.length);
+  out.writeUInt32BE(message.length, 0);
+  out.set(message, 4);
+  out.set(justification, 4 + message.length);
+  return out;
+}
+
+/** A sign frame's header alone, for a body sent as a separate fragment of the same message. */
+export function encodeSignHeader(id: number): Buffer {
+  const out = Buffer.allocUnsafe(HEADER_BYTES);
   writeHeader(out, BinaryKind.sign, id);
-  out.writeUInt32BE(message.length, HEADER_BYTES);
-  out.set(message, SIGN_BODY_OFFSET);
-  out.set(justification, SIGN_BODY_OFFSET + message.length);
+  return out;
+}
+
+/** A whole sign frame: the header for `id` and a copy of a shared body. */
+export function encodeSignWithBody(id: number, body: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(HEADER_BYTES + body.length);
+  writeHeader(out, BinaryKind.sign, id);
+  out.set(body, HEADER_BYTES);
   return out;
 }
 

@@ -2,6 +2,13 @@
 // authenticates each by proof of key possession, and indexes the connections by BLS public key
 // (hex of the 48-byte compressed key) so the aggregator can ask "validator with key K, sign M".
 // Protocol: docs/peer-protocol.md.
+//
+// Anyone can dial the peer path, so connections that dial in pass three gates the configured
+// ones do not: per address and in all, how many may be in the handshake and how often they may
+// start one (inbound-gate.ts); how long they have to say hello; and, before the costly proof
+// check, whether their key may connect at all (`admitInbound`: the service admits keys of the
+// validator sets it knows). They also have a cap of their own, so signers that dial in can never
+// take the place of the signers the service dials.
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -10,10 +17,12 @@ import { defaultVerifyPossession, type VerifyPossession } from './auth.js';
 import { DEFAULT_RECONNECT, validateBackoff, type BackoffOptions } from './backoff.js';
 import { Dialer } from './dialer.js';
 import { PeerRequestError } from './errors.js';
-import { CloseCode, DEFAULT_MAX_FRAME_BYTES, ProtocolError } from './frames.js';
+import { CloseCode, DEFAULT_MAX_FRAME_BYTES, ProtocolError, encodeSignBody } from './frames.js';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
 import { silentLogger, type PeerLogger } from './logger.js';
+import { InboundGate, type RefusalKind } from './inbound-gate.js';
 import { DEFAULT_PENALTIES, PenaltyBox, type PenaltyOptions } from './penalties.js';
+import { DEFAULT_LOG_LIMIT, LogLimiter } from '../util/log-limiter.js';
 import { ServiceSession, type SessionHooks, type SessionLimits } from './service-session.js';
 import { socketOptions } from './socket.js';
 import type { PeerAnswer, SignatureRequest } from './types.js';
@@ -36,23 +45,50 @@ export interface PeerPoolOptions {
   maxInFlightPerPeer?: number;
   /** Requests waiting for a slot per peer; beyond this, request() fails with 'overloaded'. */
   maxQueuedPerPeer?: number;
-  /** Authenticated connections the pool keeps at most. */
-  maxPeers?: number;
-  /** Incoming connections allowed to be in the handshake at once (each costs a proof check). */
+  /**
+   * Decides, before the proof check, whether a key that dialed in may connect: undefined admits
+   * it, a string is why not (sent to the peer as the close reason). Keys the pool dialed are not
+   * asked. Default: every key.
+   */
+  admitInbound?: (publicKeyHex: string) => string | undefined;
+  /** Authenticated connections that dialed in, at most; the ones the pool dials do not count. */
+  maxInboundPeers?: number;
+  /** Connections that dialed in and have not authenticated, at once, from everyone. */
   maxPendingHandshakes?: number;
+  /** The same from one address (IPv6: one /64). */
+  maxPendingPerIp?: number;
+  /** Upgrades on the peer path per address per minute (0: no limit). */
+  handshakesPerMinutePerIp?: number;
+  /** How long a connection that dialed in has to send its hello (dialed ones: handshakeTimeoutMs). */
+  helloTimeoutMs?: number;
+  /** Repetitive warnings (refusals, handshake failures): at most `max` per kind per interval, then a summary. */
+  logLimit?: { max: number; intervalMs: number };
   /** Configured signers whose first dial and handshake may be under way at once. Default 64. */
   dialConcurrency?: number;
   penalties?: PenaltyOptions;
   logger?: PeerLogger;
 }
 
+/** Why a connection that dialed in was turned away before it authenticated. */
+export type InboundRefusal = RefusalKind | 'full' | 'not-admitted';
+
 export interface PeerPoolEvents {
   connected: [publicKey: string];
   disconnected: [publicKey: string];
+  /** A connection that dialed in was refused (for a metric: the log lines are rate-limited). */
+  refused: [kind: InboundRefusal];
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+/** Production defaults of the inbound limits (the config schema has the same). */
+export const DEFAULT_INBOUND = {
+  maxInboundPeers: 10_000,
+  maxPendingHandshakes: 256,
+  maxPendingPerIp: 8,
+  handshakesPerMinutePerIp: 60,
+  helloTimeoutMs: 3_000,
+} as const;
 export const DEFAULT_PEERS_PATH = '/v1/peers';
 
 function positiveInt(value: number | undefined, name: string, fallback: number): number {
@@ -71,10 +107,15 @@ interface DialTarget {
 export class PeerPool extends EventEmitter<PeerPoolEvents> {
   private readonly limits: SessionLimits;
   private readonly requestTimeoutMs: number;
-  private readonly maxPeers: number;
-  private readonly maxPendingHandshakes: number;
+  private readonly maxInboundPeers: number;
+  private readonly helloTimeoutMs: number;
+  private readonly gate: InboundGate;
+  private readonly admitInbound: (publicKeyHex: string) => string | undefined;
+  /** Authenticated sessions that dialed in (their cap is maxInboundPeers). */
+  private inboundReady = 0;
   private readonly verifyPossession: VerifyPossession;
   private readonly logger: PeerLogger;
+  private readonly logLimiter: LogLimiter;
   private readonly penalties: PenaltyBox;
   /** Authenticated sessions by public key hex. */
   private readonly ready = new Map<string, ServiceSession>();
@@ -89,22 +130,38 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
   private nextDial = 0;
   private readonly dialConcurrency: number;
   private closed = false;
+  /**
+   * Each request's sign body, encoded once: an aggregation asks every validator with the same
+   * request object, so its thousand requests share one body instead of a copy each.
+   */
+  private readonly bodies = new WeakMap<SignatureRequest, Buffer>();
 
   constructor(opts: PeerPoolOptions) {
     super();
     this.limits = {
       maxFrameBytes: positiveInt(opts.maxFrameBytes, 'maxFrameBytes', DEFAULT_MAX_FRAME_BYTES),
-      handshakeTimeoutMs: positiveInt(opts.handshakeTimeoutMs, 'handshakeTimeoutMs', DEFAULT_HANDSHAKE_TIMEOUT_MS),
+      helloTimeoutMs: positiveInt(opts.handshakeTimeoutMs, 'handshakeTimeoutMs', DEFAULT_HANDSHAKE_TIMEOUT_MS),
       heartbeatMs: positiveInt(opts.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),
       maxInFlight: positiveInt(opts.maxInFlightPerPeer, 'maxInFlightPerPeer', 256),
       maxQueued: positiveInt(opts.maxQueuedPerPeer, 'maxQueuedPerPeer', 4096),
     };
     this.requestTimeoutMs = positiveInt(opts.requestTimeoutMs, 'requestTimeoutMs', DEFAULT_REQUEST_TIMEOUT_MS);
-    this.maxPeers = positiveInt(opts.maxPeers, 'maxPeers', 10_000);
-    this.maxPendingHandshakes = positiveInt(opts.maxPendingHandshakes, 'maxPendingHandshakes', 256);
+    this.maxInboundPeers = positiveInt(opts.maxInboundPeers, 'maxInboundPeers', DEFAULT_INBOUND.maxInboundPeers);
+    this.helloTimeoutMs = positiveInt(opts.helloTimeoutMs, 'helloTimeoutMs', DEFAULT_INBOUND.helloTimeoutMs);
+    this.gate = new InboundGate({
+      maxPending: positiveInt(opts.maxPendingHandshakes, 'maxPendingHandshakes', DEFAULT_INBOUND.maxPendingHandshakes),
+      maxPendingPerIp: positiveInt(opts.maxPendingPerIp, 'maxPendingPerIp', DEFAULT_INBOUND.maxPendingPerIp),
+      handshakesPerMinutePerIp: opts.handshakesPerMinutePerIp ?? DEFAULT_INBOUND.handshakesPerMinutePerIp,
+    });
+    this.admitInbound = opts.admitInbound ?? (() => undefined);
     this.dialConcurrency = positiveInt(opts.dialConcurrency, 'dialConcurrency', 64);
     this.verifyPossession = opts.verifyPossession ?? defaultVerifyPossession;
     this.logger = opts.logger ?? silentLogger;
+    const logger = this.logger;
+    this.logLimiter = new LogLimiter({
+      ...(opts.logLimit ?? DEFAULT_LOG_LIMIT),
+      summary: (kind, suppressed) => logger.warn({ kind, suppressed }, 'suppressed repeated peer log lines'),
+    });
     this.penalties = new PenaltyBox(opts.penalties ?? DEFAULT_PENALTIES);
     const reconnect = validateBackoff(opts.reconnect ?? DEFAULT_RECONNECT);
     this.targets = (opts.dial ?? []).map(({ url }) => {
@@ -115,9 +172,9 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
           url,
           reconnect,
           maxFrameBytes: this.limits.maxFrameBytes,
-          handshakeTimeoutMs: this.limits.handshakeTimeoutMs,
+          handshakeTimeoutMs: this.limits.helloTimeoutMs,
           logger: this.logger,
-          onOpen: (ws) => this.accept(ws, url, target),
+          onOpen: (ws) => this.accept(ws, url, target, undefined),
           minDelayMs: () => (target.lastKey ? this.penalties.cooldownRemaining(target.lastKey) : 0),
         }),
       };
@@ -142,7 +199,7 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
     while (!this.closed && this.nextDial < this.targets.length && this.firstDials.size < this.dialConcurrency) {
       const target = this.targets[this.nextDial++]!;
       this.firstDials.add(target);
-      const timer = setTimeout(() => this.firstDialSettled(target), this.limits.handshakeTimeoutMs);
+      const timer = setTimeout(() => this.firstDialSettled(target), this.limits.helloTimeoutMs);
       timer.unref();
       target.dialer.start();
     }
@@ -164,14 +221,23 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
         return;
       }
       if (this.closed) return refuseUpgrade(socket, 503, 'Service Unavailable');
-      if (this.handshaking.size >= this.maxPendingHandshakes || this.ready.size >= this.maxPeers) {
-        this.logger.warn({ remote: req.socket.remoteAddress }, 'refusing a peer: too many peers or handshakes');
-        return refuseUpgrade(socket, 503, 'Service Unavailable');
+      const remote = req.socket.remoteAddress ?? '?';
+      const slot = this.gate.enter(remote);
+      if (!slot.ok) {
+        this.refused(slot.kind, { remote, reason: slot.reason }, 'refusing a peer connection');
+        return refuseUpgrade(socket, slot.status, slot.status === 429 ? 'Too Many Requests' : 'Service Unavailable', slot.retryAfterSeconds);
       }
+      if (this.inboundReady >= this.maxInboundPeers) {
+        slot.release();
+        this.refused('full', { remote, reason: `the service has ${this.maxInboundPeers} peers that dialed in` }, 'refusing a peer connection');
+        return refuseUpgrade(socket, 503, 'Service Unavailable', 30);
+      }
+      // The slot is held until the session authenticates or closes; a failed upgrade frees it too.
+      socket.once('close', slot.release);
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const origin = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`;
+        const origin = `${remote}:${req.socket.remotePort ?? '?'}`;
         if (this.closed) ws.terminate();
-        else this.accept(ws, origin, undefined);
+        else this.accept(ws, origin, undefined, slot.release);
       });
     };
     server.on('upgrade', onUpgrade);
@@ -190,6 +256,7 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
     ]);
     this.wss?.close();
     this.wss = undefined;
+    this.logLimiter.close();
   }
 
   isConnected(publicKey: string): boolean {
@@ -206,7 +273,12 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
     if (this.closed) return Promise.reject(new PeerRequestError('closed', key, 'the peer pool is closed'));
     const session = this.ready.get(key);
     if (!session) return Promise.reject(new PeerRequestError('not-connected', key, 'no connection for this key'));
-    return session.request(req, opts?.timeoutMs ?? this.requestTimeoutMs, opts?.signal);
+    let body = this.bodies.get(req);
+    if (!body) {
+      body = encodeSignBody(req.message, req.justification);
+      this.bodies.set(req, body);
+    }
+    return session.request(body, opts?.timeoutMs ?? this.requestTimeoutMs, opts?.signal);
   }
 
   /** Records a strike against a key; at the threshold it is disconnected and refused for a cooldown. */
@@ -217,7 +289,7 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
     if (banned) void this.ready.get(key)?.close(CloseCode.penalized, `penalized: ${reason}`);
   }
 
-  stats(): { connected: number; dialing: number; inFlight: number; queued: number } {
+  stats(): { connected: number; inbound: number; pendingHandshakes: number; dialing: number; inFlight: number; queued: number } {
     let inFlight = 0;
     let queued = 0;
     for (const s of this.ready.values()) {
@@ -225,18 +297,32 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
       queued += s.queuedCount;
     }
     const dialing = this.started && !this.closed ? this.targets.filter((t) => !t.session?.isReady).length : 0;
-    return { connected: this.ready.size, dialing, inFlight, queued };
+    return { connected: this.ready.size, inbound: this.inboundReady, pendingHandshakes: this.gate.pending, dialing, inFlight, queued };
   }
 
-  private accept(ws: WebSocket, origin: string, target: DialTarget | undefined): void {
+  /** A connection that dialed in is refused: counted, and logged within the log limit. */
+  private refused(kind: InboundRefusal, fields: object, msg: string): void {
+    this.emit('refused', kind);
+    this.logLimiter.log(`refused: ${kind}`, () => this.logger.warn({ ...fields, kind }, msg));
+  }
+
+  /**
+   * Runs the protocol on an open socket. `release` (inbound only) frees its handshake slot; a
+   * connection that dialed in is inbound, one the pool dialed has a `target`.
+   */
+  private accept(ws: WebSocket, origin: string, target: DialTarget | undefined, release: (() => void) | undefined): void {
+    const inbound = target === undefined;
     const hooks: SessionHooks = {
       logger: this.logger,
+      warnLimited: (kind, fields, msg) => this.logLimiter.log(kind, () => this.logger.warn(fields, msg)),
       verifyPossession: this.verifyPossession,
-      admit: (key) => this.admit(key),
+      admit: (key) => this.admit(key, inbound),
       authenticated: (session) => {
         if (this.closed) return new ProtocolError(CloseCode.goingAway, 'shutting down');
         this.handshaking.delete(session);
         this.ready.set(session.publicKey!, session);
+        if (inbound) this.inboundReady++;
+        release?.();
         return undefined;
       },
       ready: (session) => {
@@ -249,32 +335,48 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
       },
       closed: (session, wasReady) => {
         this.handshaking.delete(session);
+        release?.();
         if (target?.session === session) target.session = undefined;
         if (target && session.publicKey) target.lastKey = session.publicKey;
         this.firstDialSettled(target);
         const key = session.publicKey;
         if (key !== undefined && this.ready.get(key) === session) {
           this.ready.delete(key);
+          if (inbound) this.inboundReady--;
           if (wasReady) this.emit('disconnected', key);
         }
       },
     };
-    const session = new ServiceSession(ws, origin, this.limits, hooks);
+    const limits = inbound ? { ...this.limits, helloTimeoutMs: this.helloTimeoutMs } : this.limits;
+    const session = new ServiceSession(ws, origin, limits, hooks);
     if (target) target.session = session;
     this.handshaking.add(session);
     session.start();
   }
 
-  private admit(key: string): ProtocolError | undefined {
+  /** Cheap checks, before the proof check and again after it (the pool may have changed meanwhile). */
+  private admit(key: string, inbound: boolean): ProtocolError | undefined {
+    if (inbound) {
+      // First, so that a key the service does not know learns nothing else about it.
+      const refusal = this.admitInbound(key);
+      if (refusal !== undefined) {
+        this.emit('refused', 'not-admitted');
+        return new ProtocolError(CloseCode.notAdmitted, refusal);
+      }
+    }
     const cooldown = this.penalties.cooldownRemaining(key);
     if (cooldown > 0) return new ProtocolError(CloseCode.penalized, `key is cooling down after penalties for ${Math.ceil(cooldown / 1000)} s`);
     if (this.ready.has(key)) return new ProtocolError(CloseCode.duplicate, 'this key already has a connection');
-    if (this.ready.size >= this.maxPeers) return new ProtocolError(CloseCode.full, `the service has ${this.maxPeers} peers`);
+    if (inbound && this.inboundReady >= this.maxInboundPeers) {
+      this.emit('refused', 'full');
+      return new ProtocolError(CloseCode.full, `the service has ${this.maxInboundPeers} peers that dialed in`);
+    }
     return undefined;
   }
 }
 
-function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+function refuseUpgrade(socket: Duplex, status: number, text: string, retryAfterSeconds?: number): void {
   socket.once('finish', () => socket.destroy());
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  const retry = retryAfterSeconds === undefined ? '' : `Retry-After: ${retryAfterSeconds}\r\n`;
+  socket.end(`HTTP/1.1 ${status} ${text}\r\n${retry}Connection: close\r\nContent-Length: 0\r\n\r\n`);
 }

@@ -4,18 +4,19 @@ import type WebSocket from 'ws';
 import { bytesToHex, hexToBytes } from '../warp/hex.js';
 import { authMessage, newChallenge, type VerifyPossession } from './auth.js';
 import { PeerRequestError, type PeerRequestFailure } from './errors.js';
-import { CloseCode, ProtocolError, decodeFrame, encodeFrame, encodeSign, type SignerFrame } from './frames.js';
+import { CloseCode, ProtocolError, SIGN_HEADER_BYTES, decodeFrame, encodeFrame, type SignerFrame } from './frames.js';
 import { startHeartbeat } from './heartbeat.js';
 import type { PeerLogger } from './logger.js';
-import { closeSocket, sendFrame } from './socket.js';
-import type { PeerAnswer, SignatureRequest } from './types.js';
+import { closeSocket, sendFrame, sendSign } from './socket.js';
+import type { PeerAnswer } from './types.js';
 
 /** Longest refusal reason handed to the aggregator. */
 export const MAX_REASON_CHARS = 512;
 
 export interface SessionLimits {
   maxFrameBytes: number;
-  handshakeTimeoutMs: number;
+  /** From the challenge to the peer's hello. */
+  helloTimeoutMs: number;
   heartbeatMs: number;
   maxInFlight: number;
   maxQueued: number;
@@ -32,11 +33,16 @@ export interface SessionHooks {
   /** Called once, when the session ends. */
   closed(session: ServiceSession, wasReady: boolean): void;
   logger: PeerLogger;
+  /** A warning that a flood could repeat many times a second: written within a per-kind limit. */
+  warnLimited(kind: string, fields: object, msg: string): void;
 }
+
+const NOTHING = Buffer.alloc(0);
 
 interface Pending {
   id: number;
-  frame: Buffer;
+  /** The shared sign body (encodeSignBody) until the request is sent; nothing after. */
+  body: Buffer;
   resolve(answer: PeerAnswer): void;
   reject(err: PeerRequestError): void;
   timer: NodeJS.Timeout;
@@ -83,26 +89,29 @@ export class ServiceSession {
     this.ws.on('close', (code, reason) => this.teardown(code, reason.toString()));
     this.ws.on('error', (err) => this.hooks.logger.debug?.({ peer: this.origin, err: err.message }, 'peer socket error'));
     startHeartbeat(this.ws, this.limits.heartbeatMs, () =>
-      this.hooks.logger.warn({ peer: this.origin, publicKey: this.publicKey }, 'peer missed its heartbeat, dropping it'),
+      this.hooks.warnLimited('heartbeat', { peer: this.origin, publicKey: this.publicKey }, 'peer missed its heartbeat, dropping it'),
     );
     this.handshakeTimer = setTimeout(
-      () => this.fail(new ProtocolError(CloseCode.handshakeTimeout, `no valid hello within ${this.limits.handshakeTimeoutMs} ms`)),
-      this.limits.handshakeTimeoutMs,
+      () => this.fail(new ProtocolError(CloseCode.handshakeTimeout, `no valid hello within ${this.limits.helloTimeoutMs} ms`)),
+      this.limits.helloTimeoutMs,
     );
     sendFrame(this.ws, encodeFrame({ v: 1, type: 'challenge', challenge: bytesToHex(this.challenge) }));
   }
 
-  request(req: SignatureRequest, timeoutMs: number, signal: AbortSignal | undefined): Promise<PeerAnswer> {
+  /**
+   * Asks for a signature. `body` is the sign frame's body (encodeSignBody), shared by every
+   * request about the same message: a request keeps no copy of it, and no frame once sent.
+   */
+  request(body: Buffer, timeoutMs: number, signal: AbortSignal | undefined): Promise<PeerAnswer> {
     const key = this.publicKey ?? '';
     if (this.state !== 'ready') {
       return Promise.reject(new PeerRequestError(this.state === 'closed' ? this.endReason : 'not-connected', key, 'connection is not ready'));
     }
     if (signal?.aborted) return Promise.reject(new PeerRequestError('aborted', key, 'request aborted by the caller'));
-    const id = this.nextId++;
-    const frame = encodeSign(id, req.message, req.justification);
-    if (frame.length > this.limits.maxFrameBytes) {
+    const frameBytes = SIGN_HEADER_BYTES + body.length;
+    if (frameBytes > this.limits.maxFrameBytes) {
       return Promise.reject(
-        new PeerRequestError('protocol', key, `request frame of ${frame.length} bytes exceeds the peer frame limit of ${this.limits.maxFrameBytes}`),
+        new PeerRequestError('protocol', key, `request frame of ${frameBytes} bytes exceeds the peer frame limit of ${this.limits.maxFrameBytes}`),
       );
     }
     if (this.inFlight.size >= this.limits.maxInFlight && this.queue.size >= this.limits.maxQueued) {
@@ -110,10 +119,11 @@ export class ServiceSession {
         new PeerRequestError('overloaded', key, `${this.limits.maxInFlight} requests in flight and ${this.limits.maxQueued} queued`),
       );
     }
+    const id = this.nextId++;
     return new Promise<PeerAnswer>((resolve, reject) => {
       const p: Pending = {
         id,
-        frame,
+        body,
         resolve,
         reject,
         signal,
@@ -139,7 +149,8 @@ export class ServiceSession {
 
   private send(p: Pending): void {
     this.inFlight.set(p.id, p);
-    sendFrame(this.ws, p.frame);
+    sendSign(this.ws, p.id, p.body);
+    p.body = NOTHING;
   }
 
   /** Finishes a request exactly once, frees its slot and sends the next queued one. */
@@ -189,7 +200,7 @@ export class ServiceSession {
     try {
       valid = await this.hooks.verifyPossession(hexToBytes(publicKey), authMessage(this.challenge), hexToBytes(proofHex));
     } catch (err) {
-      this.hooks.logger.warn({ peer: this.origin, err: (err as Error).message }, 'proof verification failed to run');
+      this.hooks.warnLimited('proof check failed', { peer: this.origin, err: (err as Error).message }, 'proof verification failed to run');
       return this.fail(new ProtocolError(CloseCode.internalError, 'could not verify the proof'));
     }
     if (this.state !== 'verifying') return; // closed while we were verifying
@@ -223,7 +234,11 @@ export class ServiceSession {
 
   private fail(err: ProtocolError): void {
     if (this.state === 'closed') return;
-    this.hooks.logger.warn({ peer: this.origin, publicKey: this.publicKey, code: err.code, reason: err.reason }, 'closing peer connection');
+    this.hooks.warnLimited(
+      `closing: ${err.code}`,
+      { peer: this.origin, publicKey: this.publicKey, code: err.code, reason: err.reason },
+      'closing peer connection',
+    );
     void this.close(err.code, err.reason);
   }
 

@@ -1,6 +1,6 @@
 // Small helpers around a ws socket that both roles share.
 import WebSocket from 'ws';
-import { closeReason } from './frames.js';
+import { closeReason, encodeSignHeader, encodeSignWithBody } from './frames.js';
 
 /** How long a closing handshake may take before the socket is destroyed (ws waits 30 s). */
 export const CLOSE_GRACE_MS = 2_000;
@@ -21,6 +21,30 @@ export function socketOptions(maxFrameBytes: number): { maxPayload: number; perM
 export function sendFrame(ws: WebSocket, frame: string | Buffer): boolean {
   if (ws.readyState !== WebSocket.OPEN) return false;
   ws.send(frame, { binary: typeof frame !== 'string' });
+  return true;
+}
+
+/**
+ * Sign bodies up to this size are copied behind their header into one frame: cheaper than a
+ * second write. Larger ones go as the second fragment of the same WebSocket message (RFC 6455
+ * 5.4; every WebSocket library reassembles it), so the connections asked about one message all
+ * write the one shared body instead of a copy each.
+ */
+export const INLINE_SIGN_BODY_BYTES = 16 * 1024;
+
+/**
+ * Sends a sign frame for request `id` with a shared body (encodeSignBody) if the socket is open.
+ * The body is never written to: ws masks a client's frames into a copy of a Buffer it is given.
+ */
+export function sendSign(ws: WebSocket, id: number, body: Buffer): boolean {
+  if (ws.readyState !== WebSocket.OPEN) return false;
+  if (body.length <= INLINE_SIGN_BODY_BYTES) {
+    ws.send(encodeSignWithBody(id, body), { binary: true });
+  } else {
+    // Synchronous back to back: nothing else can be written between the two fragments.
+    ws.send(encodeSignHeader(id), { binary: true, fin: false });
+    ws.send(body, { binary: true, fin: true });
+  }
   return true;
 }
 

@@ -20,6 +20,7 @@ export class Metrics {
   readonly lastSignedWeight: Gauge<string>;
   readonly lastTotalWeight: Gauge<string>;
   readonly peersConnected: Gauge<string>;
+  readonly peerRefusals: Counter<'reason'>;
   readonly connectedStakePercent: Gauge<'subnet'>;
   readonly signatureResponses: Counter<'result'>;
   readonly signatureCache: Counter<'result'>;
@@ -56,6 +57,12 @@ export class Metrics {
       collect() {
         this.set(sources.peersConnected());
       },
+    });
+    this.peerRefusals = new Counter({
+      name: 'warpgate_peer_connections_refused_total',
+      help: 'Connections that dialed in on the peer path and were refused before authenticating, by reason',
+      labelNames: ['reason'],
+      registers,
     });
     this.connectedStakePercent = new Gauge({
       name: 'warpgate_connected_stake_percent',

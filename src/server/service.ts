@@ -14,6 +14,9 @@ import { PChainClient } from '../validators/pchain-client.js';
 import { ValidatorSetCache } from '../validators/set-cache.js';
 import { PeerPool } from '../peers/pool.js';
 import { PEER_AUTH_DST } from '../peers/auth.js';
+import { PeerAdmission } from '../peers/admission.js';
+import { parseCb58Id } from '../warp/cb58.js';
+import { bytesToHex } from '../warp/hex.js';
 import { createProxyRouter } from '../proxy/index.js';
 import type { Config } from '../config/config.js';
 import { redactConfig } from '../config/config.js';
@@ -23,6 +26,7 @@ import { Metrics } from './metrics.js';
 import { createLogger } from './logger.js';
 import { Readiness } from './readiness.js';
 import { ShutdownGate } from './shutdown-gate.js';
+import { keepSubnetSetsCurrent, trackValidatorSets } from './peer-admission.js';
 
 export interface Service {
   url: string;
@@ -74,17 +78,46 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
         },
       })
     : null;
-  const sets: ValidatorSets = pchain
-    ? new ValidatorSetCache({ client: pchain, bls, currentTtlMs: config.validatorSets.currentTtlMs, currentMaxStaleMs: config.validatorSets.currentMaxStaleMs, maxEntries: config.validatorSets.maxEntries })
-    : new NoNodeConfigured();
+  const readinessSubnets = config.readiness.subnets.map((name) => ({ name, id: parseCb58Id(name, 'readiness.subnets') }));
+  // Signers that dial in are admitted only with a key of a validator set the service has read
+  // (or an allowed one), checked before their proof is: every set read passes through here.
+  const admission = new PeerAdmission({
+    mode: config.peerAdmission.mode,
+    allowedKeys: config.peerAdmission.allowedKeys,
+    pinnedSubnets: readinessSubnets.map((s) => bytesToHex(s.id)),
+    // As many as the set cache keeps: fixed heights and current sets.
+    maxSets: 2 * config.validatorSets.maxEntries,
+  });
+  const sets: ValidatorSets = trackValidatorSets(
+    pchain
+      ? new ValidatorSetCache({ client: pchain, bls, currentTtlMs: config.validatorSets.currentTtlMs, currentMaxStaleMs: config.validatorSets.currentMaxStaleMs, maxEntries: config.validatorSets.maxEntries })
+      : new NoNodeConfigured(),
+    admission,
+  );
+  if (admission.mode === 'validators' && readinessSubnets.length === 0 && config.peerAdmission.allowedKeys.length === 0) {
+    logger.warn(
+      'peerAdmission.mode is validators but readiness.subnets and peerAdmission.allowedKeys are empty: a signer that dials in is admitted only once an aggregation has read its validator set',
+    );
+  }
 
   const peers = new PeerPool({
     dial: config.peers,
     requestTimeoutMs: config.aggregation.requestTimeoutMs,
-    // Possession proofs are pure-JS pairings (tens of ms): keep them off the event loop.
+    // Possession proofs are pure-JS pairings (tens of ms): off the event loop, and behind every
+    // aggregation task in the worker pool.
     verifyPossession: (publicKey, message, proof) => pool.verifyPossession({ publicKey, message, proof, dst: PEER_AUTH_DST }),
+    admitInbound: (key) => admission.check(key),
+    maxInboundPeers: config.peerAdmission.maxInboundPeers,
+    maxPendingHandshakes: config.peerAdmission.maxPendingHandshakes,
+    maxPendingPerIp: config.peerAdmission.maxPendingPerIp,
+    handshakesPerMinutePerIp: config.peerAdmission.handshakesPerMinutePerIp,
+    helloTimeoutMs: config.peerAdmission.helloTimeoutMs,
     logger: logger.child({ component: 'peers' }),
   });
+  const stopSetRefresh =
+    pchain && admission.mode === 'validators'
+      ? keepSubnetSetsCurrent({ sets, subnets: readinessSubnets, intervalMs: config.peerAdmission.setRefreshMs, logger: logger.child({ component: 'peers' }) })
+      : () => {};
 
   const readinessCheck = new Readiness({
     node: pchain,
@@ -102,6 +135,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     connectedStake: async () => (await readinessCheck.connectedStake()).map((s) => ({ subnet: s.subnetId, percent: s.connectedPercent })),
   });
   const m = metrics;
+  peers.on('refused', (reason) => m.peerRefusals.inc({ reason }));
   aggregator = new Aggregator({
     sets,
     peers,
@@ -173,6 +207,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     });
   } catch (err) {
     // A port in use must end the process, not leave worker threads and upstream sockets alive.
+    stopSetRefresh();
     await Promise.allSettled([peers.close(), proxy.close(), pool.close()]);
     throw err;
   }
@@ -194,6 +229,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       const drained = await gate.drained(config.shutdownGraceMs);
       if (!drained) logger.warn({ inFlightRequests: gate.inFlight, graceMs: config.shutdownGraceMs }, 'grace period over: cutting in-flight requests');
       server.closeAllConnections();
+      stopSetRefresh();
       await Promise.all([stopped, peers.close(), proxy.close()]);
       await pool.close();
       logger.info('stopped');

@@ -1,6 +1,7 @@
 // The BLS tasks the collection runs in the worker pool, through the real pool: the fold (subgroup
 // check and sum) and its rejections, the final check over running sums, and bisection.
 import { describe, expect, it } from 'vitest';
+import { authMessage, PEER_AUTH_DST } from '../../src/peers/auth.js';
 import { g2PointOutsideSubgroup } from '../bls/helpers.js';
 import { blst, cancellingPair, message, sign, testNetwork, useWorkerPool } from './helpers.js';
 
@@ -89,6 +90,39 @@ describe('folds from many aggregations at once', () => {
       expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
     }
   });
+});
+
+// Anyone who opens /v1/peers can ask for a handshake proof check (~40 ms of pure-JS pairing).
+// Queued FIFO with aggregation tasks, 40 of them delayed a finalize by 777 ms (issue 12).
+describe('handshake proof checks', () => {
+  it('never go ahead of a finalize: it runs on the thread they leave free, while they still wait', async () => {
+    const folded = await pool.fold({ sigs: good.slice(0, 8), pks: pks.slice(0, 8) });
+    // Real proofs, so each check costs the full pairing: every other one for the wrong challenge.
+    const challenge = new Uint8Array(32).fill(5);
+    const proofs = net.validators.slice(0, 40).map((v, i) => ({
+      publicKey: pks[i]!,
+      message: authMessage(challenge),
+      proof: blst.signWithDst(v.sk, authMessage(i % 2 === 0 ? challenge : new Uint8Array(32)), PEER_AUTH_DST).bytes,
+      dst: PEER_AUTH_DST,
+    }));
+    const order: string[] = [];
+    const checks = proofs.map((task) =>
+      pool.verifyPossession(task).then((valid) => {
+        order.push('proof');
+        return valid;
+      }),
+    );
+    const finalized = pool.finalize({ message: msg, parts: [folded.partial!] }).then((r) => {
+      order.push('finalize');
+      return r;
+    });
+    expect((await finalized).valid).toBe(true);
+    // One proof check at most was already running on the other thread when the finalize came.
+    expect(order.indexOf('finalize')).toBeLessThanOrEqual(pool.threads - 1);
+    // The checks still all run, and decide correctly.
+    expect(await Promise.all(checks)).toEqual(proofs.map((_, i) => i % 2 === 0));
+    expect(pool.queueSize).toBe(0);
+  }, 60_000);
 });
 
 describe('bisection', () => {

@@ -180,6 +180,17 @@ describe('loadConfig', () => {
     expect(problem).toMatch(/^WARPGATE_READINESS_SUBNETS \(readiness\.subnets\): .*(checksum|cb58 ID)/);
   });
 
+  it('reads peerAdmission.allowedKeys as BLS public keys, normalized, and names a bad one', () => {
+    const key = 'AB'.repeat(48);
+    const config = loadConfig({ env: { WARPGATE_PEER_ADMISSION_ALLOWED_KEYS: `0x${key}, ${'cd'.repeat(48)}`, WARPGATE_PEER_ADMISSION_MODE: 'any' } });
+    expect(config.peerAdmission.allowedKeys).toEqual(['ab'.repeat(48), 'cd'.repeat(48)]);
+    expect(config.peerAdmission.mode).toBe('any');
+    expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'peerAdmission.allowedKeys': ['ab'.repeat(47)] } }))).toEqual([
+      `peerAdmission.allowedKeys: '${'ab'.repeat(47)}' is not a BLS public key: 96 hex digits (48 bytes), 0x optional`,
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { WARPGATE_PEER_ADMISSION_MODE: 'everyone' } }))[0]).toMatch(/^WARPGATE_PEER_ADMISSION_MODE \(peerAdmission\.mode\): must be one of validators, any/);
+  });
+
   it('reports an unreadable or malformed file in one line naming it', () => {
     expect(problemsOf(() => loadConfig({ file: join(dir, 'missing.json'), env: {} }))).toEqual([`config file ${join(dir, 'missing.json')} cannot be read (ENOENT)`]);
     const broken = writeConfig('broken.json', '{"port": 80,');

@@ -123,6 +123,7 @@ describe('metrics', () => {
       'warpgate_aggregation_seconds',
       'warpgate_signed_weight_ratio',
       'warpgate_peers_connected',
+      'warpgate_peer_connections_refused_total',
       'warpgate_connected_stake_percent',
       'warpgate_signature_responses_total',
       'warpgate_signature_cache_total',

@@ -60,7 +60,7 @@ describe('connection lifecycle', () => {
     expect((await accepted[0]!.waitClosed()).code).toBe(1001);
     await new Promise((r) => setTimeout(r, 200));
     expect(accepted).toHaveLength(1);
-    expect(p.stats()).toEqual({ connected: 0, dialing: 0, inFlight: 0, queued: 0 });
+    expect(p.stats()).toEqual({ connected: 0, inbound: 0, pendingHandshakes: 0, dialing: 0, inFlight: 0, queued: 0 });
     await expect(p.request(key, { message: new Uint8Array(1), justification: new Uint8Array() })).rejects.toMatchObject({ reason: 'closed' });
     expect(() => p.start()).toThrow(/closed/);
   });

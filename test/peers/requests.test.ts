@@ -245,3 +245,30 @@ describe('requests', () => {
     expect(bytesToHex(sockets[0]!.challenges[0]!)).toHaveLength(64);
   });
 });
+
+describe('large sign frames', () => {
+  // A body over the inline size goes as a second fragment of the same WebSocket message and is
+  // shared by every connection: it must arrive whole, on connections the service dialed (whose
+  // frames ws masks) as on those that dialed in, and masking must never touch the shared bytes.
+  it('arrive intact at every signer, dialed or dialing in, for one shared request', async () => {
+    const m = message('x'.repeat(20_000));
+    const req = { message: m.bytes, justification: Uint8Array.from({ length: 90_000 }, (_, i) => i % 251) };
+    const dialed = [signer(closer), signer(closer), signer(closer)];
+    const ports = await Promise.all(dialed.map((s) => s.start()));
+    const { server, port } = await httpServer(closer);
+    const p = pool(closer, { dial: ports.map(({ port: sp }) => ({ url: `ws://127.0.0.1:${sp}` })) });
+    p.attach(server);
+    const inbound = [signer(closer, { connect: [`ws://127.0.0.1:${port}/v1/peers`] }), signer(closer, { connect: [`ws://127.0.0.1:${port}/v1/peers`] })];
+    await Promise.all(inbound.map((s) => s.start()));
+    p.start();
+    const all = [...dialed, ...inbound];
+    await waitFor(() => all.every((s) => p.isConnected(s.publicKeyHex)), 'all five signers connected', 20_000);
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(all.map((s) => p.request(s.publicKeyHex, req)));
+      answers.forEach((a, i) => {
+        expect(a.kind).toBe('signature');
+        if (a.kind === 'signature') expect(verifies(all[i]!.publicKey, m.bytes, a.signature)).toBe(true);
+      });
+    }
+  });
+});
