@@ -126,6 +126,9 @@ export class P2PConnection {
   private windowStart = 0;
   private windowCount = 0;
   private closeReason: CloseReason | undefined;
+  /** Messages received by kind (after decompression), and how many came compressed. */
+  readonly received = new Map<string, number>();
+  receivedCompressed = 0;
 
   constructor(
     private readonly socket: TLSSocket,
@@ -317,7 +320,10 @@ export class P2PConnection {
       return;
     }
     this.lastReceived = now;
+    const kind = decoded.kind === 'unknown' ? 'unknown' : decoded.body.case;
+    this.received.set(kind, (this.received.get(kind) ?? 0) + 1);
     if (decoded.kind === 'unknown') return;
+    if (decoded.compressed) this.receivedCompressed++;
     this.handle(decoded.body);
   }
 

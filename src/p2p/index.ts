@@ -9,6 +9,7 @@ export { parseStakingCertificate, checkPeerCertificate, nodeIdFromCertificate, n
 export { unsignedIpBytes, ipTo16Bytes, ipToWireBytes, ipFromWireBytes, signIpWithTlsKey, verifyIpTlsSignature, signIpWithBls, verifyIpBlsSignature } from './signed-ip.js';
 export { APP_ERROR, EVM_VERIFIER_ERROR, appErrorName, decodeSignatureRequest, encodeSignatureResponse, decodeUvarint, encodeUvarint } from './acp118.js';
 export { initCompression } from './compression.js';
+export type { ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
 export { parseBloomFilter, newBloomFilter, bloomAdd, bloomContains, bloomHash, gossipId, marshalBloomFilter } from './bloom.js';
 export { DEFAULT_RECONNECT_POLICY, DEFAULT_PENALTY_POLICY, type ReconnectPolicy, type PenaltyPolicy } from './reconnect.js';
 export {

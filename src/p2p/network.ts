@@ -308,8 +308,9 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
     } else if (reason.kind !== 'local') {
       state.failures++;
     }
-    this.logger.info({ nodeId: conn.nodeId, reason }, 'p2p peer disconnected');
+    this.logger.info({ nodeId: conn.nodeId, reason }, wasReady ? 'p2p peer disconnected' : 'p2p handshake failed');
     if (wasReady) this.emit('disconnected', conn.nodeId, reason);
+    else this.emit('dialFailed', conn.nodeId, new P2PDialError('handshake', `${reason.kind}: ${reason.detail}`));
     this.pump();
   }
 

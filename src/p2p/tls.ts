@@ -6,7 +6,8 @@ import { connect, type ConnectionOptions, type TlsOptions, type TLSSocket } from
 import type { StakingIdentity } from './identity.js';
 import { checkPeerCertificate, type StakingCertificate } from './staking-certificate.js';
 
-export type DialFailure = 'refused' | 'timeout' | 'tls' | 'bad-certificate' | 'wrong-node-id';
+/** 'handshake': TLS worked but the p2p Handshake/PeerList exchange did not complete. */
+export type DialFailure = 'refused' | 'timeout' | 'tls' | 'bad-certificate' | 'wrong-node-id' | 'handshake';
 
 export class P2PDialError extends Error {
   override readonly name = 'P2PDialError';
