@@ -11,6 +11,7 @@ import { StakingCertificateError } from './errors.js';
 import { parseStakingCertificate, type StakingCertificate } from './staking-certificate.js';
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
+const SHA256_WITH_RSA = '1.2.840.113549.1.1.11';
 
 export interface StakingIdentity {
   readonly certificate: StakingCertificate;
@@ -22,10 +23,23 @@ export interface StakingIdentity {
 
 /** A new ECDSA P-256 certificate and key as PEM, the way avalanchego generates staking keys. */
 export function generateStakingCertificate(now: Date = new Date()): { certPem: string; keyPem: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { certPem: selfSignedCertificatePem(privateKey, now), keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+}
+
+/**
+ * A self-signed certificate for any key, laid out as avalanchego's (ECDSA keys sign with
+ * ecdsa-with-SHA256, RSA keys with sha256WithRSAEncryption). Exported for operators' own keys and
+ * for tests of the certificate rules.
+ */
+export function selfSignedCertificatePem(privateKey: KeyObject, now: Date = new Date()): string {
+  const publicKey = createPublicKey(privateKey);
   const notAfter = new Date(now.getTime());
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + 100);
-  const signatureAlgorithm = new x509.AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
+  const signatureAlgorithm =
+    publicKey.asymmetricKeyType === 'rsa'
+      ? new x509.AlgorithmIdentifier({ algorithm: SHA256_WITH_RSA, parameters: null })
+      : new x509.AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
   const tbsCertificate = new x509.TBSCertificate({
     version: x509.Version.v3,
     serialNumber: new Uint8Array([0]).buffer,
@@ -50,11 +64,7 @@ export function generateStakingCertificate(now: Date = new Date()): { certPem: s
   });
   const signed = sign('sha256', Buffer.from(AsnConvert.serialize(tbsCertificate)), privateKey);
   const signatureValue = signed.buffer.slice(signed.byteOffset, signed.byteOffset + signed.byteLength) as ArrayBuffer;
-  const der = Buffer.from(AsnConvert.serialize(new x509.Certificate({ tbsCertificate, signatureAlgorithm, signatureValue })));
-  return {
-    certPem: toPem('CERTIFICATE', der),
-    keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  };
+  return toPem('CERTIFICATE', Buffer.from(AsnConvert.serialize(new x509.Certificate({ tbsCertificate, signatureAlgorithm, signatureValue }))));
 }
 
 function toPem(label: string, der: Uint8Array): string {

@@ -4,7 +4,7 @@ export { P2PConnection, claimedIpPort, type P2PAnswer, type SignatureRequestInpu
 export { P2PRequestError, StakingCertificateError, HandshakeRefusedError, P2PProtocolError, type P2PRequestFailure, type PeerFault, type CloseReason } from './errors.js';
 export { dialPeer, peerCertificateOf, tlsServerOptions, P2PDialError, type DialFailure } from './tls.js';
 export { makeLocalSide, type LocalSideOptions } from './local-side.js';
-export { generateStakingCertificate, loadStakingIdentity, ephemeralStakingIdentity, certificateDerFromPem, type StakingIdentity } from './identity.js';
+export { generateStakingCertificate, selfSignedCertificatePem, loadStakingIdentity, ephemeralStakingIdentity, certificateDerFromPem, type StakingIdentity } from './identity.js';
 export { parseStakingCertificate, checkPeerCertificate, nodeIdFromCertificate, nodeIdBytesFromCertificate, type StakingCertificate } from './staking-certificate.js';
 export { unsignedIpBytes, ipTo16Bytes, ipToWireBytes, ipFromWireBytes, signIpWithTlsKey, verifyIpTlsSignature, signIpWithBls, verifyIpBlsSignature } from './signed-ip.js';
 export { APP_ERROR, EVM_VERIFIER_ERROR, appErrorName, decodeSignatureRequest, encodeSignatureResponse, decodeUvarint, encodeUvarint } from './acp118.js';
