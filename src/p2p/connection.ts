@@ -336,6 +336,7 @@ export class P2PConnection {
       case 'pong':
         if (this.pingSentAt === undefined) return this.fault('unsolicited-pong', 'a Pong that answers no Ping');
         this.pingSentAt = undefined;
+        this.reschedule();
         return;
       case 'handshake':
         return this.onHandshake(m.value);
