@@ -287,17 +287,11 @@ export class P2PConnection {
 
   private onData(chunk: Buffer): void {
     if (this.state === 'closed') return;
-    let frames: Uint8Array[];
-    try {
-      frames = this.decoder.push(chunk);
-    } catch (err) {
-      this.fault((err as P2PProtocolError).fault ?? 'oversized-frame', (err as Error).message);
-      return;
-    }
-    for (const frame of frames) {
+    for (const frame of this.decoder.push(chunk)) {
       if (this.isClosed) return;
       this.onFrame(frame);
     }
+    if (this.decoder.error && !this.isClosed) this.fault('oversized-frame', this.decoder.error.message);
   }
 
   private onFrame(frame: Uint8Array): void {

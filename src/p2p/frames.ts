@@ -18,6 +18,8 @@ export class FrameDecoder {
   private chunks: Uint8Array[] = [];
   private buffered = 0;
   private expected: number | undefined;
+  /** Set once an oversized length was read; the stream is unusable from there on. */
+  error: P2PProtocolError | undefined;
 
   constructor(private readonly maxBytes: number) {}
 
@@ -25,8 +27,12 @@ export class FrameDecoder {
     return this.buffered;
   }
 
-  /** Adds bytes and returns the frames they complete; throws P2PProtocolError for an oversized length. */
+  /**
+   * Adds bytes and returns the frames they complete. An oversized length sets `error` (the
+   * frames completed before it are still returned, in order) and nothing more is read.
+   */
   push(chunk: Uint8Array): Uint8Array[] {
+    if (this.error) return [];
     this.chunks.push(chunk);
     this.buffered += chunk.length;
     const frames: Uint8Array[] = [];
@@ -36,7 +42,10 @@ export class FrameDecoder {
         const header = this.take(FRAME_HEADER_BYTES);
         const length = new DataView(header.buffer, header.byteOffset, 4).getUint32(0);
         if (length > this.maxBytes) {
-          throw new P2PProtocolError('oversized-frame', `peer announced a ${length}-byte message; the limit is ${this.maxBytes}`);
+          this.error = new P2PProtocolError('oversized-frame', `peer announced a ${length}-byte message; the limit is ${this.maxBytes}`);
+          this.chunks = [];
+          this.buffered = 0;
+          break;
         }
         this.expected = length;
       }

@@ -131,7 +131,10 @@ describe('framing', () => {
 
   it('refuses a length over 2 MiB as soon as the 4 length bytes arrive', () => {
     const d = new FrameDecoder(MAX_MESSAGE_BYTES);
-    expect(() => d.push(Uint8Array.of(0x00, 0x20, 0x00, 0x01))).toThrow(/2097153-byte message/);
+    // The frame before the bad length is still delivered; then the stream stops.
+    expect(d.push(Uint8Array.of(0, 0, 0, 1, 7, 0x00, 0x20, 0x00, 0x01))).toEqual([Uint8Array.of(7)]);
+    expect(d.error?.message).toMatch(/2097153-byte message/);
+    expect(d.push(Uint8Array.of(0, 0, 0, 1, 8))).toEqual([]);
     const ok = new FrameDecoder(MAX_MESSAGE_BYTES);
     expect(ok.push(Uint8Array.of(0x00, 0x20, 0x00, 0x00))).toEqual([]); // exactly 2 MiB is allowed
     expect(() => encodeFrame(new Uint8Array(MAX_MESSAGE_BYTES + 1), MAX_MESSAGE_BYTES)).toThrow(/exceeds/);
