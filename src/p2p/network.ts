@@ -290,7 +290,8 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
     } catch (err) {
       const e = err instanceof P2PDialError ? err : new P2PDialError('tls', (err as Error).message);
       state.failures++;
-      if (e.kind === 'wrong-node-id' || e.kind === 'bad-certificate') this.penalize(nodeId, e.message);
+      // The impostor is penalised, not the validator we meant to reach (its address may just be stale).
+      if (e.kind === 'wrong-node-id' && e.actualNodeId) this.penalize(e.actualNodeId, e.message);
       this.logger.debug({ nodeId, host, port, kind: e.kind, err: e.message }, 'p2p dial failed');
       this.emit('dialFailed', nodeId, e);
     } finally {

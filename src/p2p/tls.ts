@@ -14,6 +14,8 @@ export class P2PDialError extends Error {
   constructor(
     readonly kind: DialFailure,
     detail: string,
+    /** For 'wrong-node-id': the NodeID the certificate did prove. */
+    readonly actualNodeId?: string,
   ) {
     super(detail);
   }
@@ -73,7 +75,7 @@ export function dialPeer(target: { host: string; port: number; expectedNodeId: s
         return fail(err as P2PDialError);
       }
       if (certificate.nodeId !== target.expectedNodeId) {
-        return fail(new P2PDialError('wrong-node-id', `${target.host}:${target.port} is ${certificate.nodeId}, not ${target.expectedNodeId}`));
+        return fail(new P2PDialError('wrong-node-id', `${target.host}:${target.port} is ${certificate.nodeId}, not ${target.expectedNodeId}`, certificate.nodeId));
       }
       settled = true;
       clearTimeout(timer);

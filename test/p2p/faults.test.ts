@@ -121,14 +121,21 @@ describe('faulty peers are disconnected with a fault', () => {
 });
 
 describe('failures to reach a peer are errors, not crashes', () => {
-  it('a certificate with another NodeID than the target: no connection, a penalty', async () => {
+  it('a certificate with another NodeID than the target: no connection, a strike against the impostor', async () => {
     const node = await startNode();
-    const net = await startNetwork();
+    const net = await startNetwork({ penalties: { threshold: 1, windowMs: 60_000, cooldownMs: 600_000, maxTrackedNodes: 10 } });
     const failed = once<[string, P2PDialError]>(net, 'dialFailed');
     net.addTargets([{ nodeId: 'NodeID-111111111111111111116DBWJs', ...node.address }]);
     const [, err] = await failed;
     expect(err.kind).toBe('wrong-node-id');
+    expect(err.actualNodeId).toBe(node.nodeId);
     expect(node.stats().connections).toBe(0);
+    // Banned now: as a target of its own it is not dialled during the cooldown.
+    let dialled = false;
+    net.on('connected', () => (dialled = true));
+    net.addTargets([targetOf(node)]);
+    expect(net.stats().dialing).toBe(0);
+    expect(dialled).toBe(false);
   });
 
   it('a refused port, a server that speaks no TLS, a silent TLS peer, a peer that goes quiet', async () => {
