@@ -242,13 +242,9 @@ export class P2PConnection {
     this.send({ case: 'getPeerList', value: { $typeName: 'p2p.GetPeerList', knownPeers: { $typeName: 'p2p.BloomFilter', filter: known.filter, salt: known.salt }, allSubnets } });
   }
 
-  /** Sends raw bytes as they are (tests use it to misbehave). */
-  sendRawForTest(bytes: Uint8Array): void {
-    this.socket.write(bytes);
-  }
-
-  sendMessageForTest(body: MessageBody, compress = false): void {
-    this.write(encodeFrame(encodeMessage(body, { compress }), Number.MAX_SAFE_INTEGER));
+  /** Sends any message as it is (no bookkeeping): for the simulated node's and tests' own traffic. */
+  sendMessage(body: MessageBody, compress = this.local.compressOutbound): void {
+    this.send(body, compress);
   }
 
   close(reason: CloseReason, failure: P2PRequestFailure = 'disconnected'): void {
@@ -271,9 +267,9 @@ export class P2PConnection {
     this.close({ kind: 'fault', fault, detail });
   }
 
-  private send(body: MessageBody): void {
+  private send(body: MessageBody, compress = this.local.compressOutbound): void {
     if (this.state === 'closed') return;
-    this.write(encodeFrame(encodeMessage(body, { compress: this.local.compressOutbound }), this.limits.maxMessageBytes));
+    this.write(encodeFrame(encodeMessage(body, { compress }), this.limits.maxMessageBytes));
   }
 
   private write(frame: Uint8Array): void {

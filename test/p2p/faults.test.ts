@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { nodeIdToString } from '../../src/warp/index.js';
-import { claimedIpPort, type CloseReason, type P2PDialError, type P2PNetwork, type Timers } from '../../src/p2p/index.js';
+import { type CloseReason, type P2PDialError, type P2PNetwork, type Timers } from '../../src/p2p/index.js';
 import { encodeFrame } from '../../src/p2p/frames.js';
 import { closeAll, EVM_CHAIN, hashMessage, once, startNetwork, startNode, startRawPeer, targetOf, waitFor, type RawSession } from './helpers.js';
 
@@ -222,7 +222,7 @@ describe('reconnecting', () => {
 describe('discovery from PeerList gossip', () => {
   it('learns a wanted validator address from a signed ClaimedIpPort and connects to it', async () => {
     const hidden = await startNode();
-    const gossip = [claimedIpPort(hidden.identity.certificate.der, (hidden as unknown as { local: { signedIp: never } }).local.signedIp)];
+    const gossip = [hidden.claimedIpPort()];
     const gossiper = await startNode({ peerList: () => gossip });
     const net = await startNetwork();
     net.want([hidden.nodeId]);
@@ -235,8 +235,8 @@ describe('discovery from PeerList gossip', () => {
 
   it('drops a gossiper whose PeerList entry carries a bad IP signature', async () => {
     const hidden = await startNode();
-    const signed = (hidden as unknown as { local: { signedIp: { port: number } } }).local.signedIp;
-    const forged = claimedIpPort(hidden.identity.certificate.der, { ...(signed as never as object), port: signed.port + 1 } as never);
+    const forged = { ...hidden.claimedIpPort() };
+    forged.ipPort += 1; // the signature covers the port
     const gossiper = await startNode({ peerList: () => [forged] });
     const net = await startNetwork();
     net.want([hidden.nodeId]);

@@ -17,6 +17,7 @@ import {
   targetOf,
   verifies,
   waitFor,
+  startRawPeer,
 } from './helpers.js';
 import type { SimulatedAvalancheNode } from '../../src/devnet/avalanchego-node/node.js';
 
@@ -180,21 +181,38 @@ describe('ACP-118 requests', () => {
     expect(await ask(small, node, hashMessage(4).bytes).catch((e: P2PRequestError) => e.reason)).toBe('closed');
   });
 
-  it('sends odd request IDs; an EVM node never answers an even one (legacy codec) but answers the odd one after it', async () => {
+  it('sends odd request IDs only', async () => {
+    const ids: number[] = [];
+    const peer = await startRawPeer((s) => {
+      s.completeHandshake();
+      const answer = (): void => {
+        void s.next('appRequest').then((m) => {
+          if (m.case !== 'appRequest') return;
+          ids.push(m.value.requestId);
+          s.send({ case: 'appError', value: { $typeName: 'p2p.AppError', chainId: m.value.chainId, requestId: m.value.requestId, errorCode: 2, errorMessage: 'no' } });
+          answer();
+        });
+      };
+      answer();
+    });
+    const net = await startNetwork();
+    const up = once(net, 'connected');
+    net.addTargets([{ nodeId: peer.nodeId, host: peer.host, port: peer.port }]);
+    await up;
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => net.request(peer.nodeId, { chainId: EVM_CHAIN, message: hashMessage(i).bytes, justification: new Uint8Array() })));
+    expect(answers.every((a) => a.kind === 'refused' && a.code === 2)).toBe(true);
+    expect(ids).toHaveLength(6);
+    expect(ids.every((id) => id % 2 === 1)).toBe(true);
+    expect(new Set(ids).size).toBe(6);
+  });
+
+  it('an EVM node never answers an even request ID (legacy codec) but answers the odd one after it', async () => {
     const node = await startNode();
     const net = await connected(node);
     const conn = connectionTo(net, node.nodeId);
     const msg = hashMessage(5);
-    // What our side sends: odd IDs only.
-    const sent: number[] = [];
-    const original = conn.sendRawForTest.bind(conn);
-    void original;
-    const ids = (conn as unknown as { requestIds: { take(f: (id: number) => boolean): number } }).requestIds;
-    for (let i = 0; i < 5; i++) sent.push(ids.take(() => false));
-    expect(sent.every((id) => id % 2 === 1)).toBe(true);
-    // An even ID written by hand gets no answer; the odd one sent after it does.
     const appBytes = encodeSignatureRequestAppBytes(msg.bytes, new Uint8Array());
-    conn.sendMessageForTest({ case: 'appRequest', value: { $typeName: 'p2p.AppRequest', chainId: EVM_CHAIN, requestId: 1_000_000, deadline: 5_000_000_000n, appBytes } });
+    conn.sendMessage({ case: 'appRequest', value: { $typeName: 'p2p.AppRequest', chainId: EVM_CHAIN, requestId: 1_000_000, deadline: 5_000_000_000n, appBytes } });
     const answer = await ask(net, node, msg.bytes);
     expect(answer.kind).toBe('signature');
     expect(node.stats()).toMatchObject({ dropped: 1, answered: 1 });
@@ -207,14 +225,13 @@ describe('liveness', () => {
   it('answers every Ping with one empty Pong, and keeps a chatty connection up', async () => {
     const node = await startNode({ limits: { pingIntervalMs: 30, silenceTimeoutMs: 2_000 } });
     const net = await connected(node);
-    await waitFor(() => {
-      const c = (node as unknown as { connections: Map<string, P2PConnection> }).connections.get(net.nodeId);
-      return (c?.received.get('pong') ?? 0) >= 5;
-    }, 'five pongs');
-    const c = (node as unknown as { connections: Map<string, P2PConnection> }).connections.get(net.nodeId)!;
-    expect(c.isReady).toBe(true); // an unsolicited or duplicate Pong would have closed it
+    await waitFor(() => (node.receivedFrom(net.nodeId).get('pong') ?? 0) >= 5, 'five pongs');
+    // An unsolicited or duplicate Pong would have made the node close the connection.
+    expect(node.connectedNodeIds()).toEqual([net.nodeId]);
     expect(net.isConnected(node.nodeId)).toBe(true);
-    expect(connectionTo(net, node.nodeId).received.get('ping')).toBeGreaterThanOrEqual(c.received.get('pong')!);
+    const pongs = node.receivedFrom(net.nodeId).get('pong')!;
+    const pings = connectionTo(net, node.nodeId).received.get('ping')!;
+    expect(pings === pongs || pings === pongs + 1).toBe(true); // one Pong per Ping (the last may be in flight)
   });
 
   it('pings the peer itself and gets Pongs back', async () => {

@@ -146,6 +146,11 @@ export class SimulatedAvalancheNode {
     return { connections: this.connections.size, ...this.counters };
   }
 
+  /** Messages this node received from a connected peer, by kind. */
+  receivedFrom(nodeId: string): ReadonlyMap<string, number> {
+    return this.connections.get(nodeId)?.received ?? new Map();
+  }
+
   connectedNodeIds(): string[] {
     return [...this.connections.keys()];
   }
