@@ -235,11 +235,12 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
     return n;
   }
 
-  /** Starts the dials that are due and allowed (caps, throttle, cooldowns). */
+  /** Starts the dials that are due and allowed (caps, throttle, cooldowns). One pass over the targets. */
   private pump(): void {
     if (!this.started || this.closed) return;
+    let connections = this.connectionCount();
     for (const state of this.targets.values()) {
-      if (this.dialing >= this.dialConcurrency || this.connectionCount() >= this.maxPeers) return;
+      if (this.dialing >= this.dialConcurrency || connections >= this.maxPeers) return;
       if (state.conn || state.dialing || state.timer !== undefined) continue;
       const wait = this.waitBeforeDial(state);
       if (wait > 0) {
@@ -249,6 +250,7 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
         }, wait);
         continue;
       }
+      connections++;
       void this.dial(state);
     }
   }

@@ -219,6 +219,22 @@ describe('reconnecting', () => {
   });
 });
 
+describe('scale', () => {
+  it('connects to 20 validators with at most dialConcurrency dials at a time', async () => {
+    const nodes = await Promise.all(Array.from({ length: 20 }, () => startNode()));
+    const net = await startNetwork({ dialConcurrency: 3 });
+    let maxDialing = 0;
+    const sample = (): void => void (maxDialing = Math.max(maxDialing, net.stats().dialing));
+    net.on('connected', sample);
+    net.addTargets(nodes.map(targetOf));
+    sample();
+    await waitFor(() => net.stats().connected === 20, 'twenty connections', 30_000);
+    expect(maxDialing).toBe(3);
+    const answers = await Promise.all(nodes.map((n, i) => net.request(n.nodeId, { chainId: EVM_CHAIN, message: hashMessage(i).bytes, justification: new Uint8Array() })));
+    expect(answers.filter((a) => a.kind === 'signature')).toHaveLength(20);
+  });
+});
+
 describe('discovery from PeerList gossip', () => {
   it('learns a wanted validator address from a signed ClaimedIpPort and connects to it', async () => {
     const hidden = await startNode();
