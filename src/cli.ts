@@ -7,7 +7,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv
   serve: { summary: 'run the service (no config: on an embedded devnet)', load: () => import('./cli/serve.js') },
   devnet: { summary: 'run a whole local network: P-Chain node, signer peers, the service', load: () => import('./cli/devnet.js') },
   signer: { summary: 'run the validator-side signer peer', load: () => import('./cli/signer.js') },
-  keygen: { summary: 'write a new raw 32-byte signer.key', load: () => import('./cli/keygen.js') },
+  keygen: { summary: 'write a new signer.key (--out) or staking certificate and key (--staking)', load: () => import('./cli/keygen.js') },
+  identity: { summary: 'print the NodeID and BLS key of a staker.crt / signer.key', load: () => import('./cli/identity.js') },
   decode: { summary: 'decode a signed or unsigned Warp message to JSON', load: () => import('./cli/decode.js') },
   verify: { summary: 'verify a signed Warp message against a validator set', load: () => import('./cli/verify.js') },
 };

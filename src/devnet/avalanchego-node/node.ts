@@ -1,0 +1,226 @@
+// A simulated avalanchego node for the devnet and tests: a TLS listener with its own staking
+// certificate speaking avalanchego's peer protocol through src/p2p (so it checks a Handshake
+// exactly as handleHandshake does, refusing wrong networks, clock skew, bad IP signatures and
+// old versions), answering ACP-118 requests as a node's router and acp118 handler do, and
+// sending PeerList and App* zstd-compressed (avalanchego's default). Behaviour that differs
+// from warpgate's own side is avalanchego's: unparseable messages are skipped, not punished;
+// an AppRequest for a chain it does not track, or with an expired deadline, is dropped without
+// an answer; on an EVM chain an even request ID goes to the legacy handler and is never
+// answered; a second connection from a connected NodeID is dropped.
+import { createServer, type Server, type TLSSocket } from 'node:tls';
+import type { AddressInfo } from 'node:net';
+import { loadBackend, type BlsBackend, type PublicKey, type SecretKey } from '../../bls/index.js';
+import { parseUnsignedMessage } from '../../warp/index.js';
+import { bytesEqual, bytesToHex } from '../../warp/hex.js';
+import {
+  APP_ERROR,
+  claimedIpPort,
+  decodeSignatureRequest,
+  decodeUvarint,
+  DEFAULT_P2P_LIMITS,
+  encodeSignatureResponse,
+  ephemeralStakingIdentity,
+  initCompression,
+  makeLocalSide,
+  MAINNET_MIN_COMPATIBLE,
+  P2PConnection,
+  peerCertificateOf,
+  SIGNATURE_REQUEST_HANDLER_ID,
+  tlsServerOptions,
+  type ClientVersion,
+  type ConnectionLimits,
+  type InboundAppRequest,
+  type LocalSide,
+  type StakingIdentity,
+  type ClaimedIpPort,
+} from '../../p2p/index.js';
+
+import { evmWarpVerifier, type WarpVerifier } from './warp-verifiers.js';
+
+export type SimulatedChain = { kind: 'evm'; chainId: Uint8Array } | { kind: 'pchain'; chainId: Uint8Array; verify: WarpVerifier };
+
+export interface SimulatedNodeOptions {
+  networkId: number;
+  chains: SimulatedChain[];
+  identity?: StakingIdentity;
+  /** 32-byte BLS secret key (signer.key); random when absent. */
+  blsSecretKey?: Uint8Array;
+  bls?: BlsBackend;
+  host?: string;
+  port?: number;
+  version?: ClientVersion;
+  /** Peers below this are refused; avalanchego on mainnet: 1.14.0. */
+  minCompatible?: ClientVersion;
+  currentAcps?: ReadonlySet<number>;
+  maxClockDifferenceS?: number;
+  /** Shifts this node's clock (to model a skewed node). */
+  clockSkewMs?: number;
+  limits?: Partial<ConnectionLimits>;
+  /** Registered BLS keys of validators, for checking their ip_bls_sig (shouldDisconnect). */
+  validatorBlsKey?(nodeId: string): PublicKey | undefined;
+  /** What this node gossips in PeerList. */
+  peerList?(): readonly ClaimedIpPort[];
+  compress?: boolean;
+}
+
+export interface SimulatedNodeStats {
+  connections: number;
+  answered: number;
+  refused: number;
+  dropped: number;
+}
+
+export class SimulatedAvalancheNode {
+  readonly identity: StakingIdentity;
+  readonly nodeId: string;
+  readonly blsPublicKey: Uint8Array;
+  private readonly bls: BlsBackend;
+  private readonly sk: SecretKey;
+  private readonly server: Server;
+  private readonly connections = new Map<string, P2PConnection>();
+  private readonly verifiers = new Map<string, { kind: 'evm' | 'pchain'; chainId: Uint8Array; verify: WarpVerifier }>();
+  private readonly limits: ConnectionLimits;
+  private local: LocalSide | undefined;
+  private readonly counters = { answered: 0, refused: 0, dropped: 0 };
+
+  constructor(private readonly options: SimulatedNodeOptions) {
+    this.identity = options.identity ?? ephemeralStakingIdentity();
+    this.nodeId = this.identity.nodeId;
+    this.bls = options.bls ?? loadBackend();
+    this.sk = options.blsSecretKey ? this.bls.secretKeyFromBytes(options.blsSecretKey) : this.bls.generateSecretKey();
+    this.blsPublicKey = this.bls.publicKeyOf(this.sk).bytes;
+    for (const c of options.chains) {
+      const verify = c.kind === 'evm' ? evmWarpVerifier(c.chainId, options.networkId) : c.verify;
+      this.verifiers.set(bytesToHex(c.chainId), { kind: c.kind, chainId: c.chainId, verify });
+    }
+    this.limits = { ...DEFAULT_P2P_LIMITS, ...options.limits };
+    this.server = createServer(tlsServerOptions(this.identity), (socket) => this.accept(socket));
+    this.server.on('tlsClientError', () => {});
+  }
+
+  get address(): { host: string; port: number } {
+    const a = this.server.address() as AddressInfo | null;
+    if (!a) throw new Error('the simulated node is not listening');
+    return { host: this.options.host ?? '127.0.0.1', port: a.port };
+  }
+
+  /** Proof of possession of the BLS key (what a validator registers). */
+  get blsProofOfPossession(): Uint8Array {
+    return this.bls.signProofOfPossession(this.sk).bytes;
+  }
+
+  async start(): Promise<{ host: string; port: number }> {
+    await initCompression();
+    const host = this.options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port ?? 0, host, () => resolve());
+    });
+    const skew = this.options.clockSkewMs ?? 0;
+    this.local = makeLocalSide({
+      networkId: this.options.networkId,
+      identity: this.identity,
+      bls: this.bls,
+      blsSecretKey: this.sk,
+      publicHost: host,
+      publicPort: this.address.port,
+      version: this.options.version,
+      minCompatible: this.options.minCompatible ?? MAINNET_MIN_COMPATIBLE,
+      currentAcps: this.options.currentAcps,
+      maxClockDifferenceS: this.options.maxClockDifferenceS,
+      now: () => Date.now() + skew,
+      compressOutbound: this.options.compress ?? true,
+      onUnparseable: 'ignore',
+      allSubnets: true,
+    });
+    return this.address;
+  }
+
+  /** This node's own PeerList entry (for other simulated nodes to gossip). */
+  claimedIpPort(): ClaimedIpPort {
+    if (!this.local) throw new Error('start() the simulated node first');
+    return claimedIpPort(this.identity.certificate.der, this.local.signedIp);
+  }
+
+  stats(): SimulatedNodeStats {
+    return { connections: this.connections.size, ...this.counters };
+  }
+
+  /** Messages this node received from a connected peer, by kind. */
+  receivedFrom(nodeId: string): ReadonlyMap<string, number> {
+    return this.connections.get(nodeId)?.received ?? new Map();
+  }
+
+  connectedNodeIds(): string[] {
+    return [...this.connections.keys()];
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.connections.values()) c.close({ kind: 'local', detail: 'node shutting down' });
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(socket: TLSSocket): void {
+    if (!this.local) return void socket.destroy();
+    let certificate;
+    try {
+      certificate = peerCertificateOf(socket);
+    } catch {
+      socket.destroy();
+      return;
+    }
+    // network/network.go upgrade(): dropping a connection to a peer already connected or connecting.
+    if (certificate.nodeId === this.nodeId || this.connections.has(certificate.nodeId)) {
+      socket.destroy();
+      return;
+    }
+    const conn = new P2PConnection(socket, certificate, this.local, this.limits, {
+      validatorBlsKey: this.options.validatorBlsKey,
+      peerList: () => this.options.peerList?.() ?? [],
+      onClosed: (c) => {
+        if (this.connections.get(c.nodeId) === c) this.connections.delete(c.nodeId);
+      },
+      onAppRequest: (c, req) => void this.onAppRequest(c, req),
+    });
+    this.connections.set(certificate.nodeId, conn);
+    conn.start();
+  }
+
+  private async onAppRequest(conn: P2PConnection, req: InboundAppRequest): Promise<void> {
+    const chain = this.verifiers.get(bytesToHex(req.chainId));
+    // snow/networking/router/chain_router.go: a message for a chain the node does not run is dropped.
+    // message/messages.go: the deadline sets the expiration; a zero deadline has already expired.
+    // graft/subnet-evm/network/network.go: even request IDs go to the legacy handler, which answers nothing here.
+    if (!chain || req.deadlineNs === 0n || (chain.kind === 'evm' && req.requestId % 2 === 0)) {
+      this.counters.dropped++;
+      return;
+    }
+    const refuse = (code: number, message: string): void => {
+      this.counters.refused++;
+      conn.sendAppError(req.chainId, req.requestId, code, message);
+    };
+    // network/p2p/router.go: the handler ID prefix; an unparseable or unknown one is ErrUnregisteredHandler.
+    const prefix = decodeUvarint(req.appBytes);
+    if (!prefix || prefix.value !== BigInt(SIGNATURE_REQUEST_HANDLER_ID)) return refuse(APP_ERROR.unregisteredHandler, 'unregistered handler');
+    let request;
+    try {
+      request = decodeSignatureRequest(req.appBytes.subarray(prefix.length));
+    } catch (err) {
+      return refuse(APP_ERROR.unexpected, `failed to unmarshal request: ${(err as Error).message}`);
+    }
+    let message;
+    try {
+      message = parseUnsignedMessage(request.message);
+    } catch (err) {
+      return refuse(APP_ERROR.unexpected, `failed to parse warp unsigned message: ${(err as Error).message}`);
+    }
+    const verdict = await chain.verify(message, request.justification);
+    if (verdict) return refuse(verdict.code, verdict.message);
+    // vms/platformvm/warp/signer.go: the signer only signs for its own chain and network.
+    if (!bytesEqual(message.sourceChainId, chain.chainId)) return refuse(APP_ERROR.unexpected, 'failed to sign message: wrong SourceChainID');
+    if (message.networkId !== this.options.networkId) return refuse(APP_ERROR.unexpected, 'failed to sign message: wrong NetworkID');
+    const signature = this.bls.sign(this.sk, message.bytes).bytes;
+    this.counters.answered++;
+    conn.sendAppResponse(req.chainId, req.requestId, encodeSignatureResponse(signature));
+  }
+}

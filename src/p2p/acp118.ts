@@ -1,0 +1,100 @@
+// ACP-118 over AppRequest. app_bytes = uvarint handler ID ‖ handler bytes
+// (network/p2p/router.go ParseMessage / PrefixMessage); the signature handler is ID 2
+// (network/p2p/handler.go) and takes sdk.SignatureRequest, answering sdk.SignatureResponse
+// (network/p2p/acp118/handler.go).
+//
+// Request IDs are odd. Coreth and subnet-evm route an AppRequest with an even request ID to
+// their legacy handlers, which parse it with their own codec and drop what they cannot parse
+// without any answer; only odd IDs reach the p2p SDK router where ACP-118 lives
+// (graft/subnet-evm/network/network.go and graft/coreth/network/network.go: AppRequest checks
+// IsNetworkRequest, `requestID%2 == 0`, and forwards the rest to n.sdkNetwork).
+//
+// AppError codes (network/p2p/error.go): -1 unexpected (also: unparseable SignatureRequest or
+// Warp message, a message from another chain or network, acp118/handler.go), -2 unregistered
+// handler, -3 not a validator, -4 throttled. Positive codes are the VM's verifier's: EVM
+// (graft/subnet-evm/warp/verifier_backend.go, graft/coreth/warp/verifier_backend.go) 1 = parse,
+// 2 = verify; the P-Chain's are listed in vms/platformvm/network/warp.go (1..17).
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { SignatureRequestSchema, SignatureResponseSchema } from './gen/sdk/sdk_pb.js';
+import { SIGNATURE_REQUEST_HANDLER_ID } from './constants.js';
+
+export const APP_ERROR = { unexpected: -1, unregisteredHandler: -2, notValidator: -3, throttled: -4 } as const;
+export const EVM_VERIFIER_ERROR = { parse: 1, verify: 2 } as const;
+
+/** A short name for an AppError code, for logs and metrics labels. */
+export function appErrorName(code: number): string {
+  switch (code) {
+    case -1:
+      return 'unexpected';
+    case -2:
+      return 'unregistered-handler';
+    case -3:
+      return 'not-validator';
+    case -4:
+      return 'throttled';
+    default:
+      return code > 0 ? `vm-${code}` : `p2p-${code}`;
+  }
+}
+
+export function encodeUvarint(value: number): Uint8Array {
+  const out: number[] = [];
+  let v = value;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+  return Uint8Array.from(out);
+}
+
+/** Go's binary.Uvarint; undefined where it reports bytesRead <= 0 (too short or overflow). */
+export function decodeUvarint(bytes: Uint8Array): { value: bigint; length: number } | undefined {
+  let value = 0n;
+  let shift = 0n;
+  for (let i = 0; i < bytes.length && i < 10; i++) {
+    const b = bytes[i]!;
+    if (i === 9 && b > 1) return undefined;
+    value |= BigInt(b & 0x7f) << shift;
+    if (b < 0x80) return { value, length: i + 1 };
+    shift += 7n;
+  }
+  return undefined;
+}
+
+export function encodeSignatureRequestAppBytes(message: Uint8Array, justification: Uint8Array): Uint8Array {
+  const body = toBinary(SignatureRequestSchema, create(SignatureRequestSchema, { message, justification }));
+  const prefix = encodeUvarint(SIGNATURE_REQUEST_HANDLER_ID);
+  const out = new Uint8Array(prefix.length + body.length);
+  out.set(prefix);
+  out.set(body, prefix.length);
+  return out;
+}
+
+/** The signature of an AppResponse's app_bytes; throws for bytes that are not a SignatureResponse. */
+export function decodeSignatureResponse(appBytes: Uint8Array): Uint8Array {
+  return fromBinary(SignatureResponseSchema, appBytes).signature;
+}
+
+export function encodeSignatureResponse(signature: Uint8Array): Uint8Array {
+  return toBinary(SignatureResponseSchema, create(SignatureResponseSchema, { signature }));
+}
+
+export function decodeSignatureRequest(bytes: Uint8Array): { message: Uint8Array; justification: Uint8Array } {
+  const r = fromBinary(SignatureRequestSchema, bytes);
+  return { message: r.message, justification: r.justification };
+}
+
+/** Hands out odd uint32 request IDs, skipping those still in use. */
+export class OddRequestIds {
+  private next = 1;
+
+  take(inUse: (id: number) => boolean): number {
+    for (let tries = 0; tries < 0x80000000; tries++) {
+      const id = this.next;
+      this.next = id >= 0xffffffff ? 1 : id + 2;
+      if (!inUse(id)) return id;
+    }
+    throw new Error('no free request ID');
+  }
+}

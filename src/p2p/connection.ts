@@ -1,0 +1,506 @@
+// One authenticated TLS connection to an avalanchego peer (either side: avalanchego's peer
+// protocol is symmetric). It sends our Handshake first, checks the peer's (handshake.ts),
+// answers it with a PeerList, and counts as connected once the peer's PeerList has arrived too
+// (network/peer/peer.go handlePeerList). Afterwards: exactly one empty Pong per Ping, our own
+// Pings, ACP-118 requests multiplexed by odd request ID with per-request deadlines, all timing
+// on one timer per connection. Misbehaviour closes the connection with a fault.
+import { create } from '@bufbuild/protobuf';
+import type { TLSSocket } from 'node:tls';
+import type { BlsBackend, PublicKey } from '../bls/index.js';
+import { bytesEqual, bytesToHex } from '../warp/hex.js';
+import type { CloseReason } from './errors.js';
+import type { AppRequest, ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
+import { ClaimedIpPortSchema } from './gen/p2p/p2p_pb.js';
+import { HandshakeRefusedError, P2PProtocolError, P2PRequestError, type P2PRequestFailure, type PeerFault } from './errors.js';
+import { encodeFrame, FrameDecoder } from './frames.js';
+import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
+import { buildHandshake, checkPeerHandshake, type OurHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
+import { decodeSignatureResponse, encodeSignatureRequestAppBytes, OddRequestIds } from './acp118.js';
+import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
+import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S } from './constants.js';
+import { ipFromWireBytes, unsignedIpBytes, verifyIpTlsSignature } from './signed-ip.js';
+import { parseStakingCertificate, type StakingCertificate } from './staking-certificate.js';
+import type { ClientVersion } from './version.js';
+
+export { type CloseReason } from './errors.js';
+
+export interface ConnectionLimits {
+  maxMessageBytes: number;
+  /** From the TLS session to the peer's PeerList. */
+  handshakeTimeoutMs: number;
+  pingIntervalMs: number;
+  /** Close when nothing has been read for this long. */
+  silenceTimeoutMs: number;
+  maxOutstandingRequests: number;
+  maxMessagesPerSecond: number;
+  maxWriteBufferBytes: number;
+  /** PeerList entries examined per message (a node sends at most 15 by default). */
+  maxClaimedIpsPerPeerList: number;
+}
+
+/** What this side is and claims. */
+export interface LocalSide {
+  networkId: number;
+  bls: BlsBackend;
+  signedIp: SignedIp;
+  version: ClientVersion;
+  /** Peers below this version are refused. */
+  minCompatible: ClientVersion;
+  upgradeTimeSeconds: number;
+  trackedSubnets: readonly Uint8Array[];
+  allSubnets: boolean;
+  supportedAcps: readonly number[];
+  objectedAcps: readonly number[];
+  currentAcps: ReadonlySet<number>;
+  maxClockDifferenceS: number;
+  /** Milliseconds since the epoch (the simulated node shifts it to model clock skew). */
+  now(): number;
+  /** Send PeerList, GetPeerList and App* zstd-compressed, as avalanchego does by default. */
+  compressOutbound: boolean;
+  /** avalanchego skips messages it cannot parse; warpgate disconnects and penalises. */
+  onUnparseable: 'disconnect' | 'ignore';
+}
+
+export interface InboundAppRequest {
+  chainId: Uint8Array;
+  requestId: number;
+  deadlineNs: bigint;
+  appBytes: Uint8Array;
+}
+
+/** A peer learnt from a PeerList entry whose signature checked out. */
+export interface DiscoveredPeer {
+  nodeId: string;
+  host: string;
+  port: number;
+  timestamp: bigint;
+  certificate: StakingCertificate;
+}
+
+export interface ConnectionHooks {
+  validatorBlsKey?(nodeId: string): PublicKey | undefined;
+  peerList?(): readonly ClaimedIpPort[];
+  wantsPeer?(nodeId: string): boolean;
+  onReady?(conn: P2PConnection): void;
+  onClosed?(conn: P2PConnection, reason: CloseReason): void;
+  onAppRequest?(conn: P2PConnection, req: InboundAppRequest): void;
+  onDiscovered?(conn: P2PConnection, peers: DiscoveredPeer[]): void;
+}
+
+export type P2PAnswer = { kind: 'signature'; signature: Uint8Array } | { kind: 'refused'; code: number; reason: string };
+
+export interface SignatureRequestInput {
+  chainId: Uint8Array;
+  message: Uint8Array;
+  justification: Uint8Array;
+}
+
+interface Pending {
+  chainId: Uint8Array;
+  deadline: number;
+  resolve(a: P2PAnswer): void;
+  reject(e: P2PRequestError): void;
+  cleanup(): void;
+}
+
+const RECENTLY_EXPIRED_CAP = 4096;
+/** Handshake fields whose failure is an incompatibility (back off), not misbehaviour (penalise). */
+const INCOMPATIBLE_FIELDS = new Set(['networkID', 'myTime', 'version']);
+
+export class P2PConnection {
+  readonly nodeId: string;
+  private readonly decoder: FrameDecoder;
+  private readonly requestIds = new OddRequestIds();
+  private readonly pending = new Map<number, Pending>();
+  /** Request IDs that timed out or were aborted, so a late answer is not taken for an unrequested one. */
+  private readonly expired = new Set<number>();
+  private state: 'handshaking' | 'ready' | 'closed' = 'handshaking';
+  private gotHandshake = false;
+  private peerInfo: PeerHandshake | undefined;
+  private pingSentAt: number | undefined;
+  private lastReceived: number;
+  private readonly startedAt: number;
+  private nextPingAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private windowStart = 0;
+  private windowCount = 0;
+  private closeReason: CloseReason | undefined;
+  /** Messages received by kind (after decompression), and how many came compressed. */
+  readonly received = new Map<string, number>();
+  receivedCompressed = 0;
+
+  constructor(
+    private readonly socket: TLSSocket,
+    readonly peerCertificate: StakingCertificate,
+    private readonly local: LocalSide,
+    private readonly limits: ConnectionLimits,
+    private readonly hooks: ConnectionHooks,
+  ) {
+    this.nodeId = peerCertificate.nodeId;
+    this.decoder = new FrameDecoder(limits.maxMessageBytes);
+    this.startedAt = this.lastReceived = Date.now();
+  }
+
+  get isReady(): boolean {
+    return this.state === 'ready';
+  }
+
+  get isClosed(): boolean {
+    return this.state === 'closed';
+  }
+
+  get outstandingCount(): number {
+    return this.pending.size;
+  }
+
+  /** What the peer said in its Handshake (after it was accepted). */
+  get peer(): PeerHandshake | undefined {
+    return this.peerInfo;
+  }
+
+  get closedBecause(): CloseReason | undefined {
+    return this.closeReason;
+  }
+
+  start(): void {
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.socket.on('error', (err) => this.close({ kind: 'remote', detail: `socket error: ${err.message}` }));
+    this.socket.on('close', () => this.close({ kind: 'remote', detail: 'the peer closed the connection' }));
+    this.socket.on('end', () => this.close({ kind: 'remote', detail: 'the peer ended the connection' }));
+    const ours: OurHandshake = {
+      networkId: this.local.networkId,
+      nowSeconds: this.local.now() / 1000,
+      signedIp: this.local.signedIp,
+      version: this.local.version,
+      upgradeTimeSeconds: this.local.upgradeTimeSeconds,
+      trackedSubnets: this.local.trackedSubnets,
+      supportedAcps: this.local.supportedAcps,
+      objectedAcps: this.local.objectedAcps,
+      knownPeers: emptyKnownPeers(),
+      allSubnets: this.local.allSubnets,
+    };
+    this.send({ case: 'handshake', value: buildHandshake(ours) });
+    this.reschedule();
+  }
+
+  /** Asks the peer to sign; rejects with P2PRequestError. */
+  request(req: SignatureRequestInput, timeoutMs: number, signal?: AbortSignal): Promise<P2PAnswer> {
+    if (this.state === 'closed') return Promise.reject(new P2PRequestError('disconnected', this.nodeId, 'the connection is closed'));
+    if (this.state !== 'ready') return Promise.reject(new P2PRequestError('not-connected', this.nodeId, 'the handshake is not finished'));
+    if (signal?.aborted) return Promise.reject(new P2PRequestError('aborted', this.nodeId, 'the request was aborted'));
+    if (this.pending.size >= this.limits.maxOutstandingRequests) {
+      return Promise.reject(new P2PRequestError('overloaded', this.nodeId, `${this.pending.size} requests are already outstanding`));
+    }
+    const requestId = this.requestIds.take((id) => this.pending.has(id) || this.expired.has(id));
+    let frame: Uint8Array;
+    try {
+      const appBytes = encodeSignatureRequestAppBytes(req.message, req.justification);
+      frame = encodeFrame(
+        encodeMessage(
+          { case: 'appRequest', value: { $typeName: 'p2p.AppRequest', chainId: req.chainId, requestId, deadline: BigInt(Math.max(1, Math.ceil(timeoutMs))) * 1_000_000n, appBytes } },
+          { compress: this.local.compressOutbound },
+        ),
+        this.limits.maxMessageBytes,
+      );
+    } catch (err) {
+      return Promise.reject(new P2PRequestError('protocol', this.nodeId, `cannot frame the request: ${(err as Error).message}`));
+    }
+    return new Promise<P2PAnswer>((resolve, reject) => {
+      const onAbort = (): void => {
+        if (this.pending.delete(requestId)) {
+          this.rememberExpired(requestId);
+          reject(new P2PRequestError('aborted', this.nodeId, 'the request was aborted'));
+        }
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const deadline = Date.now() + timeoutMs;
+      this.pending.set(requestId, {
+        chainId: req.chainId,
+        deadline,
+        resolve,
+        reject,
+        cleanup: () => signal?.removeEventListener('abort', onAbort),
+      });
+      if (deadline < this.timerAt) this.reschedule();
+      this.write(frame);
+    });
+  }
+
+  sendAppResponse(chainId: Uint8Array, requestId: number, appBytes: Uint8Array): void {
+    this.send({ case: 'appResponse', value: { $typeName: 'p2p.AppResponse', chainId, requestId, appBytes } });
+  }
+
+  sendAppError(chainId: Uint8Array, requestId: number, errorCode: number, errorMessage: string): void {
+    this.send({ case: 'appError', value: { $typeName: 'p2p.AppError', chainId, requestId, errorCode, errorMessage } });
+  }
+
+  /** Asks the peer for validator IPs we do not know (an empty known-peers filter: all of them). */
+  requestPeerList(allSubnets = this.local.allSubnets): void {
+    if (this.state !== 'ready') return;
+    const known = emptyKnownPeers();
+    this.send({ case: 'getPeerList', value: { $typeName: 'p2p.GetPeerList', knownPeers: { $typeName: 'p2p.BloomFilter', filter: known.filter, salt: known.salt }, allSubnets } });
+  }
+
+  /** Sends any message as it is (no bookkeeping): for the simulated node's and tests' own traffic. */
+  sendMessage(body: MessageBody, compress = this.local.compressOutbound): void {
+    this.send(body, compress);
+  }
+
+  close(reason: CloseReason, failure: P2PRequestFailure = 'disconnected'): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.closeReason = reason;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.socket.destroy();
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) {
+      p.cleanup();
+      p.reject(new P2PRequestError(failure, this.nodeId, `connection closed: ${reason.detail}`));
+    }
+    this.hooks.onClosed?.(this, reason);
+  }
+
+  private fault(fault: PeerFault, detail: string): void {
+    this.close({ kind: 'fault', fault, detail });
+  }
+
+  private send(body: MessageBody, compress = this.local.compressOutbound): void {
+    if (this.state === 'closed') return;
+    this.write(encodeFrame(encodeMessage(body, { compress }), this.limits.maxMessageBytes));
+  }
+
+  private write(frame: Uint8Array): void {
+    if (this.state === 'closed') return;
+    if (this.socket.writableLength > this.limits.maxWriteBufferBytes) {
+      this.fault('slow-reader', `the peer left ${this.socket.writableLength} bytes unread`);
+      return;
+    }
+    this.socket.write(frame);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.state === 'closed') return;
+    for (const frame of this.decoder.push(chunk)) {
+      if (this.isClosed) return;
+      this.onFrame(frame);
+    }
+    if (this.decoder.error && !this.isClosed) this.fault('oversized-frame', this.decoder.error.message);
+  }
+
+  private onFrame(frame: Uint8Array): void {
+    const now = Date.now();
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.windowCount = 0;
+    }
+    if (++this.windowCount > this.limits.maxMessagesPerSecond) {
+      this.fault('flood', `more than ${this.limits.maxMessagesPerSecond} messages in a second`);
+      return;
+    }
+    let decoded;
+    try {
+      decoded = decodeMessage(frame, this.limits.maxMessageBytes);
+    } catch (err) {
+      if (this.local.onUnparseable === 'ignore') return;
+      const e = err as P2PProtocolError;
+      this.fault(e.fault ?? 'unparseable-message', e.message);
+      return;
+    }
+    this.lastReceived = now;
+    const kind = decoded.kind === 'unknown' ? 'unknown' : decoded.body.case;
+    this.received.set(kind, (this.received.get(kind) ?? 0) + 1);
+    if (decoded.kind === 'unknown') return;
+    if (decoded.compressed) this.receivedCompressed++;
+    this.handle(decoded.body);
+  }
+
+  private handle(m: MessageBody): void {
+    switch (m.case) {
+      case 'ping':
+        if (m.value.uptime > 100) return this.fault('bad-ping', `ping uptime ${m.value.uptime} > 100`);
+        this.send({ case: 'pong', value: { $typeName: 'p2p.Pong' } });
+        return;
+      case 'pong':
+        if (this.pingSentAt === undefined) return this.fault('unsolicited-pong', 'a Pong that answers no Ping');
+        this.pingSentAt = undefined;
+        this.reschedule();
+        return;
+      case 'handshake':
+        return this.onHandshake(m.value);
+      case 'peerList':
+        return this.onPeerList(m.value.claimedIpPorts);
+      case 'getPeerList': {
+        if (this.state !== 'ready') return;
+        const known = m.value.knownPeers;
+        try {
+          parseBloomFilter(known?.filter ?? new Uint8Array());
+        } catch (err) {
+          return this.fault('bad-get-peer-list', (err as Error).message);
+        }
+        if ((known?.salt.length ?? 0) > MAX_BLOOM_SALT_BYTES) return this.fault('bad-get-peer-list', 'bloom salt longer than 32 bytes');
+        const list = this.hooks.peerList?.() ?? [];
+        if (list.length > 0) this.send({ case: 'peerList', value: { $typeName: 'p2p.PeerList', claimedIpPorts: [...list] } });
+        return;
+      }
+      case 'appRequest':
+        if (this.state !== 'ready') return;
+        this.hooks.onAppRequest?.(this, { chainId: m.value.chainId, requestId: m.value.requestId, deadlineNs: m.value.deadline, appBytes: m.value.appBytes });
+        return;
+      case 'appResponse':
+        return this.settle(m.value.chainId, m.value.requestId, (p) => {
+          let signature: Uint8Array;
+          try {
+            signature = decodeSignatureResponse(m.value.appBytes);
+          } catch (err) {
+            return this.badResponse(p, `the AppResponse is not a SignatureResponse (${(err as Error).message})`);
+          }
+          if (signature.length !== 96) return this.badResponse(p, `a ${signature.length}-byte signature (expected 96)`);
+          p.resolve({ kind: 'signature', signature });
+        });
+      case 'appError':
+        return this.settle(m.value.chainId, m.value.requestId, (p) =>
+          p.resolve({ kind: 'refused', code: m.value.errorCode, reason: m.value.errorMessage }),
+        );
+      default:
+        // AppGossip and the rest: not used by warpgate.
+        return;
+    }
+  }
+
+  private badResponse(p: Pending, detail: string): void {
+    p.reject(new P2PRequestError('protocol', this.nodeId, detail));
+    this.fault('bad-response', detail);
+  }
+
+  private settle(chainId: Uint8Array, requestId: number, then: (p: Pending) => void): void {
+    if (this.state !== 'ready') return;
+    const p = this.pending.get(requestId);
+    if (!p || !bytesEqual(p.chainId, chainId)) {
+      if (this.expired.has(requestId)) return; // late answer to a request we gave up on
+      this.fault('unrequested-response', `an answer to request ${requestId} on chain ${bytesToHex(chainId).slice(0, 16)}… that was never made`);
+      return;
+    }
+    this.pending.delete(requestId);
+    p.cleanup();
+    then(p);
+  }
+
+  private onHandshake(hs: Handshake): void {
+    if (this.gotHandshake) return this.fault('second-handshake', 'a second Handshake');
+    try {
+      this.peerInfo = checkPeerHandshake(hs, {
+        networkId: this.local.networkId,
+        nowSeconds: this.local.now() / 1000,
+        maxClockDifferenceS: this.local.maxClockDifferenceS,
+        current: this.local.version,
+        minCompatible: this.local.minCompatible,
+        currentAcps: this.local.currentAcps,
+        peerCertificate: this.peerCertificate,
+        bls: this.local.bls,
+        validatorBlsKey: this.hooks.validatorBlsKey?.(this.nodeId),
+      });
+    } catch (err) {
+      const e = err as HandshakeRefusedError;
+      if (e instanceof HandshakeRefusedError && INCOMPATIBLE_FIELDS.has(e.field)) this.close({ kind: 'refused', detail: e.message });
+      else this.fault('bad-handshake', e.message);
+      return;
+    }
+    this.gotHandshake = true;
+    this.send({ case: 'peerList', value: { $typeName: 'p2p.PeerList', claimedIpPorts: [...(this.hooks.peerList?.() ?? [])] } });
+  }
+
+  private onPeerList(entries: ClaimedIpPort[]): void {
+    if (this.state !== 'ready') {
+      if (!this.gotHandshake) return;
+      this.state = 'ready';
+      this.nextPingAt = Date.now() + this.limits.pingIntervalMs;
+      this.reschedule();
+      this.hooks.onReady?.(this);
+      if (this.isClosed) return;
+    }
+    const discovered: DiscoveredPeer[] = [];
+    const maxTimestamp = BigInt(Math.floor(this.local.now() / 1000 + (this.local.maxClockDifferenceS ?? MAX_CLOCK_DIFFERENCE_S)));
+    for (const entry of entries.slice(0, this.limits.maxClaimedIpsPerPeerList)) {
+      let certificate: StakingCertificate;
+      try {
+        certificate = parseStakingCertificate(entry.x509Certificate);
+      } catch (err) {
+        return this.fault('bad-peer-list', `PeerList certificate: ${(err as Error).message}`);
+      }
+      const host = ipFromWireBytes(entry.ipAddr);
+      if (host === undefined) return this.fault('bad-peer-list', `PeerList IP of ${entry.ipAddr.length} bytes`);
+      const port = entry.ipPort & 0xffff;
+      if (port === 0) return this.fault('bad-peer-list', 'PeerList port 0');
+      // Like network.go track(): only IPs the node wants are verified (verification is the cost).
+      if (!this.hooks.wantsPeer?.(certificate.nodeId)) continue;
+      if (entry.timestamp > maxTimestamp) return this.fault('bad-peer-list', 'PeerList IP signed in the future');
+      if (!verifyIpTlsSignature(certificate.publicKey, unsignedIpBytes(entry.ipAddr, port, entry.timestamp), entry.signature)) {
+        return this.fault('bad-peer-list', `PeerList entry for ${certificate.nodeId} has a bad IP signature`);
+      }
+      discovered.push({ nodeId: certificate.nodeId, host, port, timestamp: entry.timestamp, certificate });
+    }
+    if (discovered.length > 0) this.hooks.onDiscovered?.(this, discovered);
+  }
+
+  private rememberExpired(id: number): void {
+    this.expired.add(id);
+    if (this.expired.size > RECENTLY_EXPIRED_CAP) this.expired.delete(this.expired.values().next().value as number);
+  }
+
+  /** The one timer: handshake deadline, silence, pings and request deadlines. */
+  private reschedule(): void {
+    if (this.state === 'closed') return;
+    let at = this.lastReceived + this.limits.silenceTimeoutMs;
+    if (this.state === 'handshaking') at = Math.min(at, this.startedAt + this.limits.handshakeTimeoutMs);
+    else if (this.pingSentAt === undefined) at = Math.min(at, this.nextPingAt);
+    for (const p of this.pending.values()) at = Math.min(at, p.deadline);
+    if (this.timer && at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, at - Date.now()));
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    if (this.state === 'closed') return;
+    const now = Date.now();
+    if (this.state === 'handshaking' && now >= this.startedAt + this.limits.handshakeTimeoutMs) {
+      this.close({ kind: 'timeout', detail: `no Handshake and PeerList within ${this.limits.handshakeTimeoutMs} ms` });
+      return;
+    }
+    if (now >= this.lastReceived + this.limits.silenceTimeoutMs) {
+      this.close({ kind: 'timeout', detail: `nothing received for ${this.limits.silenceTimeoutMs} ms` });
+      return;
+    }
+    for (const [id, p] of this.pending) {
+      if (p.deadline > now) continue;
+      this.pending.delete(id);
+      this.rememberExpired(id);
+      p.cleanup();
+      p.reject(new P2PRequestError('timeout', this.nodeId, 'no answer before the deadline'));
+    }
+    if (this.state === 'ready' && this.pingSentAt === undefined && now >= this.nextPingAt) {
+      this.nextPingAt = now + this.limits.pingIntervalMs;
+      this.send({ case: 'ping', value: { $typeName: 'p2p.Ping', uptime: 0 } });
+      this.pingSentAt = now;
+    }
+    this.reschedule();
+  }
+}
+
+/** A PeerList entry for a node that signed its address (what the simulated node gossips). */
+export function claimedIpPort(certDer: Uint8Array, signedIp: SignedIp, txId: Uint8Array = new Uint8Array(32)): ClaimedIpPort {
+  return create(ClaimedIpPortSchema, {
+    x509Certificate: certDer,
+    ipAddr: signedIp.ip,
+    ipPort: signedIp.port,
+    timestamp: signedIp.timestamp,
+    signature: signedIp.tlsSignature,
+    txId,
+  });
+}

@@ -1,0 +1,326 @@
+// The avalanchego peer network as warpgate sees it: outbound TLS connections to validators,
+// keyed by NodeID, kept up with throttled reconnects, capped in number, and asked for ACP-118
+// signatures. Shaped like the WebSocket PeerPool (src/peers/pool.ts) so the two can stand side
+// by side: isConnected / request / penalize / stats / close, 'connected' and 'disconnected'
+// events, and P2PRequestError with the same failure vocabulary.
+import { EventEmitter } from 'node:events';
+import { loadBackend, type BlsBackend, type PublicKey } from '../bls/index.js';
+import { P2PRequestError, type CloseReason } from './errors.js';
+import { MAX_MESSAGE_BYTES, PING_FREQUENCY_MS, PING_PONG_TIMEOUT_MS } from './constants.js';
+import { P2PConnection, type ConnectionLimits, type DiscoveredPeer, type P2PAnswer, type SignatureRequestInput } from './connection.js';
+import { ephemeralStakingIdentity, type StakingIdentity } from './identity.js';
+import { makeLocalSide, type LocalSideOptions } from './local-side.js';
+import { DEFAULT_PENALTY_POLICY, DEFAULT_RECONNECT_POLICY, NodePenalties, reconnectDelay, type PenaltyPolicy, type ReconnectPolicy } from './reconnect.js';
+import { dialPeer, P2PDialError } from './tls.js';
+import { initCompression } from './compression.js';
+
+export interface P2PTarget {
+  nodeId: string;
+  host: string;
+  port: number;
+}
+
+export interface P2PLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+const silent: P2PLogger = { debug() {}, info() {}, warn() {} };
+
+export interface Timers {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+export interface P2PNetworkOptions extends Omit<LocalSideOptions, 'identity' | 'bls' | 'onUnparseable'> {
+  /** Ephemeral when absent; replicas must not share one (a node keeps one connection per NodeID). */
+  identity?: StakingIdentity;
+  bls?: BlsBackend;
+  requestTimeoutMs?: number;
+  /** TCP + TLS. */
+  connectTimeoutMs?: number;
+  limits?: Partial<ConnectionLimits>;
+  /** Connections kept (and dialled) at most. */
+  maxPeers?: number;
+  dialConcurrency?: number;
+  reconnect?: ReconnectPolicy;
+  penalties?: PenaltyPolicy;
+  /** The registered BLS key of a validator, to check its ip_bls_sig as avalanchego does. */
+  validatorBlsKey?(nodeId: string): PublicKey | undefined;
+  logger?: P2PLogger;
+  timers?: Timers;
+  random?: () => number;
+}
+
+export const DEFAULT_P2P_LIMITS: ConnectionLimits = {
+  maxMessageBytes: MAX_MESSAGE_BYTES,
+  handshakeTimeoutMs: 15_000,
+  pingIntervalMs: PING_FREQUENCY_MS,
+  silenceTimeoutMs: PING_PONG_TIMEOUT_MS,
+  maxOutstandingRequests: 1024,
+  maxMessagesPerSecond: 2_000,
+  maxWriteBufferBytes: 8 * MAX_MESSAGE_BYTES,
+  maxClaimedIpsPerPeerList: 64,
+};
+
+export interface P2PNetworkEvents {
+  connected: [nodeId: string];
+  disconnected: [nodeId: string, reason: CloseReason];
+  /** A dial attempt ended without a connection. */
+  dialFailed: [nodeId: string, error: P2PDialError];
+  /** A validator address learnt from PeerList gossip (signature checked). */
+  discovered: [peer: DiscoveredPeer];
+}
+
+interface TargetState {
+  target: P2PTarget;
+  conn: P2PConnection | undefined;
+  dialing: boolean;
+  failures: number;
+  lastAttemptAt: number;
+  timer: unknown;
+}
+
+function positive(value: number | undefined, name: string, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`P2PNetwork option ${name} must be positive, got ${v}`);
+  return v;
+}
+
+export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
+  readonly identity: StakingIdentity;
+  private readonly targets = new Map<string, TargetState>();
+  /** NodeIDs whose address we would take from gossip. */
+  private readonly wanted = new Set<string>();
+  private readonly limits: ConnectionLimits;
+  private readonly options: P2PNetworkOptions;
+  private readonly bls: BlsBackend;
+  private readonly requestTimeoutMs: number;
+  private readonly connectTimeoutMs: number;
+  private readonly maxPeers: number;
+  private readonly dialConcurrency: number;
+  private readonly reconnect: ReconnectPolicy;
+  private readonly penalties: NodePenalties;
+  private readonly timers: Timers;
+  private readonly logger: P2PLogger;
+  private local: ReturnType<typeof makeLocalSide> | undefined;
+  private started = false;
+  private closed = false;
+  private dialing = 0;
+
+  constructor(options: P2PNetworkOptions) {
+    super();
+    this.options = options;
+    this.identity = options.identity ?? ephemeralStakingIdentity();
+    this.bls = options.bls ?? loadBackend();
+    this.limits = { ...DEFAULT_P2P_LIMITS, ...options.limits };
+    for (const [k, v] of Object.entries(this.limits)) positive(v, `limits.${k}`, 1);
+    this.requestTimeoutMs = positive(options.requestTimeoutMs, 'requestTimeoutMs', 5_000);
+    this.connectTimeoutMs = positive(options.connectTimeoutMs, 'connectTimeoutMs', 10_000);
+    this.maxPeers = positive(options.maxPeers, 'maxPeers', 1_000);
+    this.dialConcurrency = positive(options.dialConcurrency, 'dialConcurrency', 32);
+    this.reconnect = options.reconnect ?? DEFAULT_RECONNECT_POLICY;
+    if (!(this.reconnect.minIntervalMs > 0 && this.reconnect.maxMs >= this.reconnect.minIntervalMs)) {
+      throw new RangeError('reconnect needs 0 < minIntervalMs <= maxMs');
+    }
+    this.timers = options.timers ?? realTimers;
+    this.penalties = new NodePenalties(options.penalties ?? DEFAULT_PENALTY_POLICY, () => this.timers.now());
+    this.logger = options.logger ?? silent;
+  }
+
+  get nodeId(): string {
+    return this.identity.nodeId;
+  }
+
+  /** Loads zstd, signs our IP and starts dialling the targets. */
+  async start(): Promise<void> {
+    if (this.closed) throw new Error('P2PNetwork is closed');
+    if (this.started) return;
+    await initCompression();
+    this.local = makeLocalSide({ ...this.options, identity: this.identity, bls: this.bls, onUnparseable: 'disconnect' });
+    this.started = true;
+    this.pump();
+  }
+
+  /** Replaces the validators to keep connected; those left out are disconnected. */
+  setTargets(targets: readonly P2PTarget[]): void {
+    const next = new Map(targets.map((t) => [t.nodeId, t]));
+    for (const [id, state] of this.targets) {
+      if (next.has(id)) continue;
+      this.targets.delete(id);
+      if (state.timer !== undefined) this.timers.clearTimeout(state.timer);
+      state.conn?.close({ kind: 'local', detail: 'no longer a target' });
+    }
+    this.addTargets(targets);
+  }
+
+  /** Adds (or re-addresses) validators to keep connected. */
+  addTargets(targets: readonly P2PTarget[]): void {
+    for (const t of targets) {
+      const existing = this.targets.get(t.nodeId);
+      if (existing) existing.target = { ...t };
+      else this.targets.set(t.nodeId, { target: { ...t }, conn: undefined, dialing: false, failures: 0, lastAttemptAt: -Infinity, timer: undefined });
+    }
+    this.pump();
+  }
+
+  /** NodeIDs whose addresses PeerList gossip may supply (they become targets when learnt). */
+  want(nodeIds: Iterable<string>): void {
+    for (const id of nodeIds) this.wanted.add(id);
+  }
+
+  isConnected(nodeId: string): boolean {
+    return this.targets.get(nodeId)?.conn?.isReady === true;
+  }
+
+  connectedNodeIds(): string[] {
+    return [...this.targets.values()].filter((s) => s.conn?.isReady).map((s) => s.target.nodeId);
+  }
+
+  /** The address a connected peer signed in its Handshake. */
+  peerAddress(nodeId: string): { host: string; port: number } | undefined {
+    const p = this.targets.get(nodeId)?.conn?.peer;
+    return p ? { host: p.ip, port: p.port } : undefined;
+  }
+
+  request(nodeId: string, req: SignatureRequestInput, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<P2PAnswer> {
+    if (this.closed) return Promise.reject(new P2PRequestError('closed', nodeId, 'the p2p network is closed'));
+    const conn = this.targets.get(nodeId)?.conn;
+    if (!conn?.isReady) return Promise.reject(new P2PRequestError('not-connected', nodeId, 'no connection to this node'));
+    return conn.request(req, opts.timeoutMs ?? this.requestTimeoutMs, opts.signal);
+  }
+
+  /** A strike against a node (e.g. an invalid signature); at the threshold it is dropped for a cooldown. */
+  penalize(nodeId: string, reason: string): void {
+    const banned = this.penalties.record(nodeId);
+    this.logger.warn({ nodeId, reason, banned }, banned ? 'p2p peer penalized, disconnecting it for a cooldown' : 'p2p peer penalized');
+    if (banned) this.targets.get(nodeId)?.conn?.close({ kind: 'local', detail: `penalized: ${reason}` });
+  }
+
+  stats(): { targets: number; connected: number; dialing: number; outstanding: number } {
+    let connected = 0;
+    let outstanding = 0;
+    for (const s of this.targets.values()) {
+      if (s.conn?.isReady) connected++;
+      outstanding += s.conn?.outstandingCount ?? 0;
+    }
+    return { targets: this.targets.size, connected, dialing: this.dialing, outstanding };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const s of this.targets.values()) {
+      if (s.timer !== undefined) this.timers.clearTimeout(s.timer);
+      s.timer = undefined;
+      s.conn?.close({ kind: 'local', detail: 'shutting down' }, 'closed');
+    }
+  }
+
+  private connectionCount(): number {
+    let n = this.dialing;
+    for (const s of this.targets.values()) if (s.conn && !s.conn.isClosed) n++;
+    return n;
+  }
+
+  /** Starts the dials that are due and allowed (caps, throttle, cooldowns). One pass over the targets. */
+  private pump(): void {
+    if (!this.started || this.closed) return;
+    let connections = this.connectionCount();
+    for (const state of this.targets.values()) {
+      if (this.dialing >= this.dialConcurrency || connections >= this.maxPeers) return;
+      if (state.conn || state.dialing || state.timer !== undefined) continue;
+      const wait = this.waitBeforeDial(state);
+      if (wait > 0) {
+        state.timer = this.timers.setTimeout(() => {
+          state.timer = undefined;
+          this.pump();
+        }, wait);
+        continue;
+      }
+      connections++;
+      void this.dial(state);
+    }
+  }
+
+  private waitBeforeDial(state: TargetState): number {
+    const now = this.timers.now();
+    const ban = this.penalties.banRemaining(state.target.nodeId);
+    const throttle = state.lastAttemptAt + this.reconnect.minIntervalMs - now;
+    const backoff = state.failures === 0 ? 0 : state.lastAttemptAt + reconnectDelay(state.failures - 1, this.reconnect, this.options.random) - now;
+    return Math.max(0, ban, throttle, backoff);
+  }
+
+  private async dial(state: TargetState): Promise<void> {
+    const { nodeId, host, port } = state.target;
+    state.dialing = true;
+    state.lastAttemptAt = this.timers.now();
+    this.dialing++;
+    try {
+      const { socket, certificate } = await dialPeer({ host, port, expectedNodeId: nodeId }, this.identity, this.connectTimeoutMs);
+      if (this.closed || this.targets.get(nodeId) !== state) {
+        socket.destroy();
+        return;
+      }
+      let becameReady = false;
+      const conn = new P2PConnection(socket, certificate, this.local!, this.limits, {
+        validatorBlsKey: this.options.validatorBlsKey,
+        wantsPeer: (id) => this.wanted.has(id) && !this.targets.get(id)?.conn,
+        onReady: () => {
+          becameReady = true;
+          state.failures = 0;
+          this.logger.info({ nodeId, host, port }, 'p2p peer connected');
+          this.emit('connected', nodeId);
+        },
+        onClosed: (c, reason) => this.onConnectionClosed(state, c, reason, becameReady),
+        onDiscovered: (_c, peers) => this.onDiscovered(peers),
+      });
+      state.conn = conn;
+      conn.start();
+    } catch (err) {
+      const e = err instanceof P2PDialError ? err : new P2PDialError('tls', (err as Error).message);
+      state.failures++;
+      // The impostor is penalised, not the validator we meant to reach (its address may just be stale).
+      if (e.kind === 'wrong-node-id' && e.actualNodeId) this.penalize(e.actualNodeId, e.message);
+      this.logger.debug({ nodeId, host, port, kind: e.kind, err: e.message }, 'p2p dial failed');
+      this.emit('dialFailed', nodeId, e);
+    } finally {
+      state.dialing = false;
+      this.dialing--;
+      this.pump();
+    }
+  }
+
+  private onConnectionClosed(state: TargetState, conn: P2PConnection, reason: CloseReason, wasReady: boolean): void {
+    if (state.conn === conn) state.conn = undefined;
+    if (reason.kind === 'fault') {
+      this.penalize(conn.nodeId, `${reason.fault}: ${reason.detail}`);
+      state.failures++;
+    } else if (reason.kind !== 'local') {
+      state.failures++;
+    }
+    this.logger.info({ nodeId: conn.nodeId, reason }, wasReady ? 'p2p peer disconnected' : 'p2p handshake failed');
+    if (wasReady) this.emit('disconnected', conn.nodeId, reason);
+    else this.emit('dialFailed', conn.nodeId, new P2PDialError('handshake', `${reason.kind}: ${reason.detail}`));
+    this.pump();
+  }
+
+  private onDiscovered(peers: DiscoveredPeer[]): void {
+    for (const p of peers) {
+      this.emit('discovered', p);
+      if (this.wanted.has(p.nodeId)) this.addTargets([{ nodeId: p.nodeId, host: p.host, port: p.port }]);
+    }
+  }
+}
