@@ -9,7 +9,7 @@ import { bytesToHex } from '../warp/hex.js';
 import type { Aggregator, AggregationRequest } from '../aggregator/aggregator.js';
 import { AggregationError, OverloadedError } from '../aggregator/errors.js';
 import { WorkerPoolBusyError } from '../aggregator/worker-pool.js';
-import { PChainError } from '../validators/errors.js';
+import { PChainError, PChainHeightError, UnknownChainError, UnknownSubnetError } from '../validators/errors.js';
 import { dataApiError } from '../proxy/error-shapes.js';
 import type { Config } from '../config/config.js';
 import type { Metrics } from './metrics.js';
@@ -43,11 +43,21 @@ export interface AppDeps {
 
 type Dialect = 'glacier' | 'icm';
 
-/** Maps any error to a status and a message fit for a client. */
-export function classifyError(err: unknown): { status: number; message: string; headers: Record<string, string>; expected: boolean } {
+/** How the request named its P-Chain height field, for messages about the height. */
+const HEIGHT_FIELD: Record<Dialect, string> = { glacier: 'pChainHeight', icm: 'pchain-height' };
+
+/**
+ * Maps any error to a status and a message fit for a client. `heightField` is the request's
+ * name of the P-Chain height, which messages about the height start with.
+ */
+export function classifyError(err: unknown, heightField = HEIGHT_FIELD.glacier): { status: number; message: string; headers: Record<string, string>; expected: boolean } {
+  const answer = (status: number, message: string, headers: Record<string, string> = {}) => ({ status, message, headers, expected: true });
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers, expected: true };
   if (err instanceof OverloadedError) return { status: 503, message: err.message, headers: { 'retry-after': String(err.retryAfterSeconds) }, expected: true };
   if (err instanceof AggregationError) return { status: err.status, message: err.message, headers: {}, expected: true };
+  // A client's own mistakes: permanent, so 4xx (a 5xx would invite retries).
+  if (err instanceof PChainHeightError) return answer(400, `${heightField}: ${err.message}`);
+  if (err instanceof UnknownChainError || err instanceof UnknownSubnetError) return answer(404, err.message);
   if (err instanceof PChainError) return { status: err.httpStatus(), message: err.message, headers: {}, expected: true };
   if (err instanceof WorkerPoolBusyError) return { status: 503, message: 'the service is overloaded; retry shortly', headers: { 'retry-after': '1' }, expected: true };
   const e = err as { type?: string; status?: number } | undefined;
@@ -58,7 +68,7 @@ export function classifyError(err: unknown): { status: number; message: string; 
 }
 
 function renderError(res: Response, dialect: Dialect, err: unknown, logger: Logger): void {
-  const c = classifyError(err);
+  const c = classifyError(err, HEIGHT_FIELD[dialect]);
   if (!c.expected) logger.error({ err }, 'unexpected error');
   for (const [k, v] of Object.entries(c.headers)) res.setHeader(k, v);
   res.status(c.status).json(dialect === 'glacier' ? dataApiError(c.status, c.message) : { error: c.message });

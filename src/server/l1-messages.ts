@@ -36,6 +36,7 @@ import {
 import { parsePayload } from '../warp/payload.js';
 import { parseWarpMessage } from '../warp/signed-message.js';
 import { PChainError, type PChainClient } from '../validators/pchain-client.js';
+import { UnknownSubnetError } from '../validators/errors.js';
 import type { L1MessageBuilder } from './app.js';
 import { networkIdOf, type ParsedBody } from './aggregation-request.js';
 import { BadRequestError, HttpError } from './http-errors.js';
@@ -302,6 +303,7 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
     try {
       info = await pchain.getSubnet(subnetId);
     } catch (err) {
+      if (err instanceof UnknownSubnetError) throw new HttpError(404, `justification: ${err.message}`);
       if (err instanceof PChainError && err.kind === 'rpc') throw new HttpError(404, `justification: subnet ${subnet} is not known to the P-Chain (${err.message})`);
       throw err;
     }
