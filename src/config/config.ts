@@ -16,7 +16,7 @@ export interface Config {
   bls: { backend: 'blst' | 'noble' };
   workers: { threads: number; maxQueue: number };
   aggregation: { deadlineMs: number; requestTimeoutMs: number; fanOutExtraPercent: number; hedgeMs: number; maxConcurrent: number };
-  validatorSets: { currentTtlMs: number; currentMaxStaleMs: number; maxEntries: number; nodeTimeoutMs: number };
+  validatorSets: { currentTtlMs: number; currentMaxStaleMs: number; maxEntries: number; nodeTimeoutMs: number; maxLookback: number };
   signatureCache: { maxMessages: number; maxSignatures: number; ttlMs: number };
   readiness: { subnets: string[]; quorumPercentage: number };
   publicMode: boolean;

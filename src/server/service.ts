@@ -75,7 +75,14 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       })
     : null;
   const sets: ValidatorSets = pchain
-    ? new ValidatorSetCache({ client: pchain, bls, currentTtlMs: config.validatorSets.currentTtlMs, currentMaxStaleMs: config.validatorSets.currentMaxStaleMs, maxEntries: config.validatorSets.maxEntries })
+    ? new ValidatorSetCache({
+        client: pchain,
+        bls,
+        currentTtlMs: config.validatorSets.currentTtlMs,
+        currentMaxStaleMs: config.validatorSets.currentMaxStaleMs,
+        maxEntries: config.validatorSets.maxEntries,
+        maxLookback: config.validatorSets.maxLookback,
+      })
     : new NoNodeConfigured();
 
   const peers = new PeerPool({
