@@ -20,9 +20,9 @@ export interface Config {
   signatureCache: { maxMessages: number; maxSignatures: number; ttlMs: number };
   readiness: { subnets: string[]; quorumPercentage: number };
   publicMode: boolean;
-  rateLimit: { requestsPerMinute: number; keyedRequestsPerMinute: number };
+  rateLimit: { requestsPerMinute: number; keyedRequestsPerMinute: number; aggregationsPerMinute: number };
   proxy: { timeoutMs: number; maxResponseBytes: number; cacheTtlMs: number };
-  limits: { bodyBytes: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  limits: { bodyBytes: number; justificationBytes: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   cors: { origins: string[] };
   shutdownGraceMs: number;
 }

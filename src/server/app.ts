@@ -12,6 +12,8 @@ import { AggregationError, DeadlineExceededError, NoSigningValidatorsError, Over
 import { WorkerPoolBusyError } from '../aggregator/worker-pool.js';
 import { PChainError, PChainHeightError, UnknownChainError, UnknownSubnetError } from '../validators/errors.js';
 import { dataApiError } from '../proxy/error-shapes.js';
+import { RateLimiter } from '../proxy/rate-limit.js';
+import { clientAddress } from '../proxy/client-identity.js';
 import type { Config } from '../config/config.js';
 import type { Metrics } from './metrics.js';
 import { BadRequestError, HttpError } from './http-errors.js';
@@ -149,6 +151,18 @@ export function createApp(deps: AppDeps): express.Express {
 
   const json = express.json({ limit: config.limits.bodyBytes, type: () => true, strict: false });
 
+  // Aggregations cost every validator a signature and the node its validator sets: per client IP,
+  // whatever API key it sends (no upstream checks keys here, so an invented one would buy more).
+  const aggregationBudget = config.rateLimit.aggregationsPerMinute > 0 ? new RateLimiter({ requestsPerMinute: config.rateLimit.aggregationsPerMinute }) : undefined;
+  const limitAggregations = (req: Request, _res: Response, next: NextFunction): void => {
+    const budget = aggregationBudget?.take(`ip ${clientAddress(req)}`);
+    if (budget && !budget.ok) {
+      const s = String(budget.retryAfterSeconds);
+      return next(new HttpError(429, `rate limit exceeded: at most ${config.rateLimit.aggregationsPerMinute} aggregation requests a minute per client; retry in ${s} s`, { 'retry-after': s }));
+    }
+    next();
+  };
+
   /** Runs one request's work within its deadline, counted from now. */
   const withinDeadline = async <T>(work: (deadline: Deadline) => Promise<T>): Promise<T> => {
     const deadline = aggregator.startDeadline();
@@ -160,7 +174,7 @@ export function createApp(deps: AppDeps): express.Express {
   };
 
   const aggregate = async (req: Request, dialect: Dialect, names: FieldNames, deadline: Deadline): Promise<Uint8Array> => {
-    const parsed = parseAggregationBody(req.body, names);
+    const parsed = parseAggregationBody(req.body, names, config.limits.justificationBytes);
     const network = dialect === 'glacier' ? String(req.params.network) : undefined;
     let request: AggregationRequest | null = null;
     if (parsed.messageHex !== undefined) {
@@ -177,7 +191,7 @@ export function createApp(deps: AppDeps): express.Express {
     return result.signedMessage;
   };
 
-  app.post('/v1/signatureAggregator/:network/aggregateSignatures', json, async (req, res) => {
+  app.post('/v1/signatureAggregator/:network/aggregateSignatures', limitAggregations, json, async (req, res) => {
     try {
       const signed = await withinDeadline((deadline) => aggregate(req, 'glacier', GLACIER_FIELDS, deadline));
       res.status(201).json({ signedMessage: bytesToHex(signed) });
@@ -186,7 +200,7 @@ export function createApp(deps: AppDeps): express.Express {
     }
   });
 
-  app.get('/v1/signatureAggregator/:network/aggregateSignatures/:txHash', async (req, res) => {
+  app.get('/v1/signatureAggregator/:network/aggregateSignatures/:txHash', limitAggregations, async (req, res) => {
     try {
       if (!deps.l1) throw new HttpError(404, 'P-Chain transaction messages are not served here');
       const l1 = deps.l1;
@@ -203,7 +217,7 @@ export function createApp(deps: AppDeps): express.Express {
     }
   });
 
-  app.post('/aggregate-signatures', json, async (req, res) => {
+  app.post('/aggregate-signatures', limitAggregations, json, async (req, res) => {
     try {
       const signed = await withinDeadline((deadline) => aggregate(req, 'icm', ICM_FIELDS, deadline));
       res.status(200).json({ 'signed-message': bytesToHex(signed) });

@@ -3,7 +3,8 @@
 //   connections and never answers;
 // - a client's mistakes (a height above the tip, older than the lookback bound, before the subnet
 //   had validators; an unknown chain or subnet) are 4xx in the dialect's shape, not 5xx with the
-//   node's text; 503 bodies never show the node's URL; quorum-not-reached carries Retry-After.
+//   node's text; 503 bodies never show the node's URL; quorum-not-reached carries Retry-After;
+// - the justification has a size cap; the aggregation endpoints are rate-limited per client.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -70,6 +71,8 @@ let silentNode: SilentNode;
 let stalled: Service;
 /** The devnet's node but no signer peers: no quorum is ever reached. */
 let bare: Service;
+/** The devnet's node, three aggregation requests a minute per client. */
+let limited: Service;
 
 function service(overrides: Record<string, unknown>): Promise<Service> {
   return startService(loadConfig({ env: {}, overrides: { port: 0, host: '127.0.0.1', 'workers.threads': 1, ...overrides } }), {
@@ -86,14 +89,15 @@ beforeAll(async () => {
     logger: silent,
     configOverrides: { 'aggregation.deadlineMs': 3_000, 'validatorSets.maxLookback': MAX_LOOKBACK },
   });
-  [stalled, bare] = await Promise.all([
+  [stalled, bare, limited] = await Promise.all([
     service({ 'upstreams.node': silentNode.url, 'aggregation.deadlineMs': 500, 'aggregation.requestTimeoutMs': 400, 'validatorSets.nodeTimeoutMs': 120_000 }),
-    service({ 'upstreams.node': devnet.node.url, localNetworkId: devnet.genesis.networkId }),
+    service({ 'upstreams.node': devnet.node.url, localNetworkId: devnet.genesis.networkId, 'rateLimit.aggregationsPerMinute': 0 }),
+    service({ 'upstreams.node': devnet.node.url, localNetworkId: devnet.genesis.networkId, 'rateLimit.aggregationsPerMinute': 3 }),
   ]);
 });
 
 afterAll(async () => {
-  await Promise.allSettled([stalled?.close(), bare?.close()]);
+  await Promise.allSettled([stalled?.close(), bare?.close(), limited?.close()]);
   await devnet?.close();
   await silentNode?.close();
 });
@@ -238,6 +242,19 @@ describe('client mistakes are 4xx in the dialect’s shape', () => {
     expect(i.body).toEqual({ error: `subnet ${stranger} is not known to the P-Chain` });
   });
 
+  it('a justification over limits.justificationBytes → 413 naming the field, in both dialects; at the limit it passes', async () => {
+    const over = 'ab'.repeat(65_537);
+    const g = await post(devnet.info.url, GLACIER, { message: message('big justification'), justification: over });
+    expect(g.status).toBe(413);
+    expect(g.body).toEqual(dataApiError(413, 'justification: is 65537 bytes, more than the limit of 65536'));
+    const i = await post(devnet.info.url, ICM, { message: message('big justification'), justification: `0x${over}` });
+    expect(i.status).toBe(413);
+    expect(i.body).toEqual({ error: 'justification: is 65537 bytes, more than the limit of 65536' });
+    // 65,536 bytes is within the cap: the request goes on to the next check (its bad message).
+    const at = await post(devnet.info.url, GLACIER, { message: 'zz', justification: 'ab'.repeat(65_536) });
+    expect(at.status).toBe(400);
+    expect(at.body.message).toMatch(/^message: /);
+  });
 });
 
 describe('5xx answers', () => {
@@ -264,5 +281,31 @@ describe('5xx answers', () => {
     } finally {
       devnet.node.setFault(null);
     }
+  });
+});
+
+describe('rate limit of the aggregation endpoints (rateLimit.aggregationsPerMinute)', () => {
+  it('past the budget: 429 with Retry-After in each dialect, for POST and the txHash GET alike; an API key buys nothing', async () => {
+    // Three cheap requests spend the budget of this client (127.0.0.1): it counts requests, not successes.
+    for (const path of [GLACIER, ICM, GLACIER]) expect((await post(limited.url, path, {})).status).toBe(400);
+    const g = await post(limited.url, GLACIER, { message: devnet.exampleMessageHex('over the limit') }, { 'x-glacier-api-key': 'made-up' });
+    expect(g.status).toBe(429);
+    expect(g.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+    expect(g.body.message).toMatch(/^rate limit exceeded: at most 3 aggregation requests a minute per client; retry in \d+ s$/);
+    expect(Number(g.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const i = await post(limited.url, ICM, { message: devnet.exampleMessageHex('over the limit icm') });
+    expect(i.status).toBe(429);
+    expect(Object.keys(i.body)).toEqual(['error']);
+    expect(i.headers.get('retry-after')).not.toBeNull();
+    const tx = await call(`${limited.url}${GLACIER}/${devnet.info.l1ConversionTxId}`);
+    expect(tx.status).toBe(429);
+    expect(tx.body).toMatchObject({ statusCode: 429 });
+    // Other endpoints are not charged.
+    expect((await call(`${limited.url}/health`)).status).toBe(200);
+  });
+
+  it('the devnet turns it off: one local client sends more than the default budget', async () => {
+    const answers = await Promise.all(Array.from({ length: 130 }, () => post(devnet.info.url, GLACIER, {})));
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(0);
   });
 });
