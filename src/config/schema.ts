@@ -59,7 +59,7 @@ export const SCHEMA = {
   'proxy.maxResponseBytes': { type: ms(1024, 1_073_741_824), default: 10_485_760, doc: 'largest upstream answer passed on' },
   'proxy.cacheTtlMs': { type: ms(0, 3_600_000), default: 10_000, doc: 'cache of cacheable GETs (0: off)' },
   'limits.bodyBytes': { type: ms(1024, 10_485_760), default: 262_144, doc: 'largest request body; past it 413' },
-  'limits.justificationBytes': { type: ms(64, 10_485_760), default: 65_536, doc: 'largest justification of an aggregation request (bytes, decoded); past it 413 naming the field' },
+  'limits.justificationBytes': { type: ms(1024, 10_485_760), default: 65_536, doc: 'largest justification of an aggregation request (bytes, decoded); past it 413 naming the field' },
   'limits.headersTimeoutMs': { type: ms(1000, 600_000), default: 20_000, doc: 'time to receive request headers' },
   'limits.requestTimeoutMs': { type: ms(1000, 600_000), default: 60_000, doc: 'time to receive a whole request' },
   'limits.keepAliveTimeoutMs': { type: ms(100, 600_000), default: 5000, doc: 'idle keep-alive connection lifetime' },
