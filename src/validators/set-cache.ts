@@ -8,8 +8,9 @@
 //   for that every few seconds); past that, requests wait for the fetch;
 // - concurrent requests for one set share one fetch; a failed fetch is not cached, so the next
 //   request tries again. Each request waits with its own AbortSignal (its deadline) and leaves
-//   when it aborts; the fetch goes on for the others and is cancelled once nobody waits for it
-//   (SharedCalls), so fetches in flight never outnumber the requests waiting;
+//   when it aborts; the fetch goes on for the others (SharedCalls). A fetch every request has
+//   left goes on to its own timeout, so a set slower than a deadline is cached for the retry, but
+//   at most maxEntries such fetches at once: past that, a fetch nobody waits for is cancelled;
 // - a height a client chose is refused when it is more than maxLookback heights below the
 //   P-Chain's current height (as icm-services' signature aggregator does): rebuilding an old set
 //   costs the node dearly and holds its P-Chain lock. The current height is cached like the
@@ -84,12 +85,12 @@ export class ValidatorSetCache {
   private readonly maxLookback: number;
   private readonly atHeight: LruMap<string, CanonicalSet>;
   private readonly current: LruMap<string, { set: CanonicalSet; expiresAt: number; staleUntil: number }>;
-  private readonly setsInFlight = new SharedCalls<CanonicalSet>();
+  private readonly setsInFlight: SharedCalls<CanonicalSet>;
   private readonly subnets: LruMap<string, Uint8Array>;
-  private readonly subnetsInFlight = new SharedCalls<Uint8Array>();
+  private readonly subnetsInFlight: SharedCalls<Uint8Array>;
   /** The P-Chain's current height, for the lookback bound: one value, kept like the current set. */
   private tip: { height: number; expiresAt: number; staleUntil: number } | undefined;
-  private readonly tipInFlight = new SharedCalls<number>();
+  private readonly tipInFlight = new SharedCalls<number>(1);
 
   constructor(options: ValidatorSetCacheOptions) {
     this.client = options.client;
@@ -102,6 +103,8 @@ export class ValidatorSetCache {
       throw new RangeError(`maxLookback must be a non-negative integer, got ${this.maxLookback}`);
     }
     const maxEntries = options.maxEntries ?? 64;
+    this.setsInFlight = new SharedCalls(maxEntries);
+    this.subnetsInFlight = new SharedCalls(maxEntries);
     this.keys = new PublicKeyCache(options.bls, options.maxKeyEntries ?? DEFAULT_KEY_CACHE_ENTRIES);
     this.atHeight = new LruMap(maxEntries);
     this.current = new LruMap(maxEntries);

@@ -272,25 +272,41 @@ describe('ValidatorSetCache under callers’ deadlines', () => {
     expect(source.calls).toHaveLength(1);
   });
 
-  it('the fetch is cancelled once no caller waits for it, and the next caller starts afresh', async () => {
+  it('a fetch every caller has left goes on to its end, and the set it reads serves the retry', async () => {
     const source = new FakeSource();
     const cache = new ValidatorSetCache({ client: source, bls });
     source.hold();
+    const ctl = new AbortController();
+    const gaveUp = outcome(cache.get(SUBNET, 78, { signal: ctl.signal }));
+    await tick();
+    ctl.abort(new Error('deadline'));
+    await gaveUp;
+    expect(source.signals[0]!.aborted).toBe(false);
+    source.release();
+    await tick();
+    // The retry is served from the cache: the slow answer was not thrown away.
+    expect((await cache.get(SUBNET, 78)).totalWeight).toBe(650n);
+    expect(source.calls).toHaveLength(1);
+  });
+
+  it('but at most maxEntries of them at once: past that, a fetch nobody waits for is cancelled', async () => {
+    const source = new FakeSource();
+    const cache = new ValidatorSetCache({ client: source, bls, maxEntries: 1 });
+    source.hold();
     const a = new AbortController();
     const b = new AbortController();
-    const pa = outcome(cache.get(SUBNET, 78, { signal: a.signal }));
-    const pb = outcome(cache.get(SUBNET, 78, { signal: b.signal }));
+    const pa = outcome(cache.get(SUBNET, 80, { signal: a.signal }));
+    const pb = outcome(cache.get(SUBNET, 81, { signal: b.signal }));
     await tick();
     a.abort(new Error('a'));
     await pa;
-    expect(source.signals[0]!.aborted).toBe(false);
     b.abort(new Error('b'));
     await pb;
-    expect(source.signals[0]!.aborted).toBe(true);
+    expect(source.signals.map((s) => s!.aborted)).toEqual([false, true]);
+    // A caller arriving after the cancellation starts a fresh fetch rather than joining a dead one.
     source.release();
-    const set = await cache.get(SUBNET, 78);
-    expect(set.totalWeight).toBe(650n);
-    expect(source.calls).toHaveLength(2);
+    expect((await cache.get(SUBNET, 81)).totalWeight).toBe(650n);
+    expect(source.calls).toHaveLength(3);
   });
 
   it('signingSubnetFor: a caller leaves at its deadline, the lookup still serves the next one', async () => {
