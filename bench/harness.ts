@@ -221,6 +221,8 @@ async function measureStrategy(
         'peerAdmission.maxPendingPerIp': 10_000,
         'peerAdmission.handshakesPerMinutePerIp': 0,
         'peerAdmission.helloTimeoutMs': 30_000,
+        // The load comes from one loopback client, hundreds of requests a second.
+        'rateLimit.aggregationsPerMinute': 0,
         ...(o.fanOutExtraPercent === undefined ? {} : { 'aggregation.fanOutExtraPercent': o.fanOutExtraPercent }),
       },
     };

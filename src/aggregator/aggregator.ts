@@ -1,9 +1,11 @@
 // The aggregation engine behind both HTTP APIs: resolve the signing subnet and its canonical
 // validator set, take what the signature cache has, collect the rest from signer peers, and build
 // the signed message. Identical concurrent requests share one collection; the number of
-// collections at once is capped.
+// collections at once is capped. Each aggregation is bounded by its deadline (deadline.ts) from
+// the request's arrival: the P-Chain reads stop waiting when it passes, collecting stops a little
+// before it, and the answer (even one stuck behind a busy worker pool) never comes after it.
 import { bytesToHex } from '../warp/hex.js';
-import { PRIMARY_NETWORK_ID } from '../warp/cb58.js';
+import { idToString, PRIMARY_NETWORK_ID } from '../warp/cb58.js';
 import { bytesEqual } from '../warp/hex.js';
 import { encodeSigners } from '../warp/bitset.js';
 import { encodeSignedMessage } from '../warp/signed-message.js';
@@ -12,6 +14,7 @@ import { requiredWeight } from '../validators/quorum.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import {
   Collection,
+  CollectionLate,
   DEFAULT_FAN_OUT,
   QuorumShortfall,
   type FanOutOptions,
@@ -19,7 +22,9 @@ import {
   type ResponseResult,
   type Strategy,
 } from './collection.js';
-import { AggregationError, OverloadedError, QuorumNotReachedError, type CollectionStats } from './errors.js';
+import { NoSigningValidatorsError, OverloadedError, QuorumNotReachedError, type CollectionStats } from './errors.js';
+import { Deadline } from './deadline.js';
+import { untilAborted } from '../util/abortable.js';
 import type { SignatureCache } from './signature-cache.js';
 import type { BlsWorkerPool } from './worker-pool.js';
 
@@ -43,10 +48,13 @@ export interface AggregationResult {
   stats: CollectionStats;
 }
 
-/** Where validator sets come from (ValidatorSetCache implements it). */
+/**
+ * Where validator sets come from (ValidatorSetCache implements it). `signal` is the caller's
+ * deadline; `chosenByClient` marks a height a client asked for (bounded by the lookback).
+ */
 export interface ValidatorSets {
-  get(subnetId: Uint8Array, pChainHeight: number): Promise<CanonicalSet>;
-  signingSubnetFor(sourceChainId: Uint8Array): Promise<Uint8Array>;
+  get(subnetId: Uint8Array, pChainHeight: number, request?: { signal?: AbortSignal; chosenByClient?: boolean }): Promise<CanonicalSet>;
+  signingSubnetFor(sourceChainId: Uint8Array, request?: { signal?: AbortSignal }): Promise<Uint8Array>;
 }
 
 export interface AggregatorEvents {
@@ -69,13 +77,7 @@ export interface AggregatorOptions {
   events?: AggregatorEvents;
 }
 
-/**
- * Collecting stops this long before the deadline, so the final pairing (and a bisection, if a
- * bad signature shows up at the last moment) still answers within it.
- */
-export function finishReserveMs(deadlineMs: number): number {
-  return Math.min(200, Math.floor(deadlineMs / 10));
-}
+export { finishReserveMs } from './deadline.js';
 
 export class Aggregator {
   private readonly inFlight = new Map<string, Promise<AggregationResult>>();
@@ -99,7 +101,21 @@ export class Aggregator {
     return this.running;
   }
 
-  aggregate(req: AggregationRequest, opts: { deadlineMs?: number; strategy?: Strategy } = {}): Promise<AggregationResult> {
+  /**
+   * A deadline for one request, from now: pass it to `aggregate` (and to whatever the request
+   * reads before, such as a P-Chain transaction) and dispose of it once answered. A caller may
+   * ask for less time than the configured deadline, never for more.
+   */
+  startDeadline(deadlineMs: number = this.deadlineMs): Deadline {
+    return new Deadline(Math.max(1, Math.min(deadlineMs, this.deadlineMs)));
+  }
+
+  /**
+   * Aggregates within `opts.deadline` (the request's, started at its arrival), or within a
+   * deadline starting now. Rejects with QuorumNotReachedError, DeadlineExceededError,
+   * OverloadedError, NoSigningValidatorsError or the validator-set errors (validators/errors.ts).
+   */
+  aggregate(req: AggregationRequest, opts: { deadlineMs?: number; strategy?: Strategy; deadline?: Deadline } = {}): Promise<AggregationResult> {
     const strategy = opts.strategy ?? this.strategy;
     const key = [
       bytesToHex(req.message.id),
@@ -117,9 +133,9 @@ export class Aggregator {
     }
     this.running++;
     const started = Date.now();
-    // A caller may ask for less time than the configured deadline, never for more.
-    const deadlineMs = Math.max(1, Math.min(opts.deadlineMs ?? this.deadlineMs, this.deadlineMs));
-    const work = this.run(req, started + deadlineMs - finishReserveMs(deadlineMs), strategy)
+    const own = opts.deadline ? undefined : this.startDeadline(opts.deadlineMs);
+    const deadline = opts.deadline ?? own!;
+    const work = this.run(req, deadline, strategy)
       .then((result) => {
         this.opts.events?.onAggregation?.({ outcome: 'success', ms: Date.now() - started, signedWeight: result.signedWeight, totalWeight: result.totalWeight });
         return result;
@@ -130,6 +146,7 @@ export class Aggregator {
         throw err;
       })
       .finally(() => {
+        own?.dispose();
         this.running--;
         this.inFlight.delete(key);
       });
@@ -137,15 +154,28 @@ export class Aggregator {
     return work;
   }
 
-  private async run(req: AggregationRequest, deadlineAt: number, strategy: Strategy): Promise<AggregationResult> {
-    const subnetId = req.signingSubnetId ?? (await this.defaultSubnet(req.message));
-    const set = await this.opts.sets.get(subnetId, req.pChainHeight);
-    if (set.validators.length === 0) {
-      throw new AggregationError('the signing subnet has no validators with a BLS key at that height', 503);
-    }
-    if (Date.now() >= deadlineAt) {
-      throw new AggregationError('the aggregation deadline passed while the validator set was being read from the P-Chain', 504);
-    }
+  private async run(req: AggregationRequest, deadline: Deadline, strategy: Strategy): Promise<AggregationResult> {
+    const { signal } = deadline;
+    // Whatever a ValidatorSets does with the signal, the aggregation stops waiting when it aborts.
+    const read = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+      deadline.phase = phase;
+      try {
+        return await untilAborted(work(), signal);
+      } catch (err) {
+        // A P-Chain timeout at the very moment the deadline passes is the deadline's.
+        if (signal.aborted) throw signal.reason;
+        throw err;
+      }
+    };
+    const subnetId =
+      req.signingSubnetId ??
+      (await read('the signing subnet was being read from the P-Chain (platform.validatedBy)', () => this.defaultSubnet(req.message, signal)));
+    const set = await read('the validator set was being read from the P-Chain', () =>
+      this.opts.sets.get(subnetId, req.pChainHeight, { signal, chosenByClient: true }),
+    );
+    if (set.validators.length === 0) throw new NoSigningValidatorsError(idToString(subnetId), req.pChainHeight);
+    if (signal.aborted) throw signal.reason;
+    deadline.phase = 'signatures were being collected';
     // Quorum 0 needs no weight, but the collection still insists on one signer: a signed
     // message with an empty bitset verifies nowhere.
     const minimumWeight = requiredWeight(set.totalWeight, req.quorumPercentage);
@@ -162,7 +192,8 @@ export class Aggregator {
         set,
         targetWeight,
         minimumWeight,
-        deadlineAt,
+        deadlineAt: deadline.collectUntil,
+        answerBy: deadline.answerBy,
         requestTimeoutMs: this.requestTimeoutMs,
         cached,
         strategy,
@@ -191,14 +222,18 @@ export class Aggregator {
         if (err.verified.size > 0) cache.add(messageIdHex, err.verified);
         throw new QuorumNotReachedError(err.signedWeight, minimumWeight, set.totalWeight, err.stats, err.why);
       }
+      if (err instanceof CollectionLate) {
+        if (err.verified.size > 0) cache.add(messageIdHex, err.verified);
+        throw deadline.exceeded('the collected signatures were being checked (the BLS workers were busy)');
+      }
       throw err;
     }
   }
 
-  private defaultSubnet(message: UnsignedMessage): Promise<Uint8Array> {
+  private defaultSubnet(message: UnsignedMessage, signal: AbortSignal): Promise<Uint8Array> {
     // P-Chain messages have no validatedBy answer; without a signingSubnetId they are signed by
     // the Primary Network.
     if (bytesEqual(message.sourceChainId, PRIMARY_NETWORK_ID)) return Promise.resolve(PRIMARY_NETWORK_ID);
-    return this.opts.sets.signingSubnetFor(message.sourceChainId);
+    return this.opts.sets.signingSubnetFor(message.sourceChainId, { signal });
   }
 }

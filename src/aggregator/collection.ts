@@ -14,6 +14,7 @@ import type { CollectionStats } from './errors.js';
 /** What the collection needs from the peer pool (an interface so tests and the bench can wrap it). */
 export interface PeerSource {
   isConnected(pkHex: string): boolean;
+  /** Cancelled through `signal`, the request rejects with the signal's reason (REQUEST_CANCELLED): no new Error. */
   request(pkHex: string, req: SignatureRequest, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<PeerAnswer>;
   penalize(pkHex: string, reason: string): void;
 }
@@ -49,6 +50,11 @@ export interface CollectionInput {
   minimumWeight: bigint;
   /** When collecting stops; the caller keeps some time after it for the final check. */
   deadlineAt: number;
+  /**
+   * When the collection must have ended, whatever it waits for (a final check queued behind a
+   * busy worker pool): past it, it rejects with CollectionLate. Default: no such bound.
+   */
+  answerBy?: number;
   requestTimeoutMs: number;
   cached: ReadonlyMap<string, Uint8Array>;
   strategy: Strategy;
@@ -77,6 +83,13 @@ const FAN_OUT_SLICE = 100;
 
 /** Requests sharing one AbortSignal (see nextSignal). */
 const ABORT_GROUP = 32;
+
+/**
+ * What every request still outstanding when a collection ends is cancelled with: one object for
+ * all of them, made once, since a collection may end with hundreds outstanding and an Error (with
+ * its stack) per request cost milliseconds of the event loop.
+ */
+export const REQUEST_CANCELLED: PeerRequestError = new PeerRequestError('aborted', '', 'the aggregation no longer needs this signature');
 
 interface Arrival {
   index: number;
@@ -136,6 +149,7 @@ export class Collection {
   private done = false;
   private deadlinePassed = false;
   private timer: NodeJS.Timeout | undefined;
+  private lateTimer: NodeJS.Timeout | undefined;
   private readonly request: SignatureRequest;
   private resolve!: (o: CollectionOutcome) => void;
   private reject!: (e: unknown) => void;
@@ -174,6 +188,9 @@ export class Collection {
       this.resolve = resolve;
       this.reject = reject;
       this.timer = setTimeout(() => this.onDeadline(), Math.max(0, this.input.deadlineAt - Date.now()));
+      if (this.input.answerBy !== undefined) {
+        this.lateTimer = setTimeout(() => this.onLate(), Math.max(0, this.input.answerBy - Date.now()));
+      }
       const { set, cached } = this.input;
       for (const [i, v] of set.validators.entries()) {
         const hit = cached.get(v.publicKeyHex);
@@ -267,7 +284,7 @@ export class Collection {
   }
 
   private abortAll(): void {
-    for (const c of this.aborts) c.abort();
+    for (const c of this.aborts) c.abort(REQUEST_CANCELLED);
   }
 
   /** Removes a request from the outstanding ones; false when it was already settled (deadline, end). */
@@ -341,6 +358,14 @@ export class Collection {
     }
     this.abortAll();
     this.settle();
+  }
+
+  /** The answer is due and the collection has not ended (a check still waits for a worker). */
+  private onLate(): void {
+    if (this.done) return;
+    const verified = this.verifiedSignatures(this.confirmed);
+    this.finish();
+    this.reject(new CollectionLate(verified));
   }
 
   // ---- checking signatures ------------------------------------------------------------------
@@ -657,15 +682,31 @@ export class Collection {
     this.reject(err);
   }
 
-  /** Ends the collection: stops the deadline and hedge timers and cancels every outstanding request. */
+  /**
+   * Ends the collection: stops the timers and cancels every outstanding request, after the
+   * caller has had its answer: the cancellations wait for the next turn of the event loop, so
+   * the result (and the HTTP response built from it) goes first.
+   */
   private finish(): void {
     this.done = true;
-    if (this.timer) clearTimeout(this.timer);
+    clearTimeout(this.timer);
+    clearTimeout(this.lateTimer);
     for (const entry of this.outstanding.values()) clearTimeout(entry.hedgeTimer);
+    const cancel = this.outstanding.size > 0;
     this.outstanding.clear();
     this.outstandingWeight = 0n;
     this.fastOutstanding = 0;
-    this.abortAll();
+    if (cancel) setImmediate(() => this.abortAll());
+  }
+}
+
+/** Internal: the answer was due before the collection could end; the aggregator answers 504. */
+export class CollectionLate extends Error {
+  constructor(
+    /** Signatures verified on the way: worth caching for a retry. */
+    readonly verified: Map<string, Uint8Array>,
+  ) {
+    super('the collection did not end by its deadline');
   }
 }
 

@@ -64,3 +64,33 @@ export class OverloadedError extends AggregationError {
     super(message, 503);
   }
 }
+
+// The errors below carry no HTTP status: server/app.ts classifyError maps them (one place).
+
+/** The aggregation deadline passed before an answer could be given; `during` says what was under way. */
+export class DeadlineExceededError extends Error {
+  override readonly name = 'DeadlineExceededError';
+  constructor(
+    readonly deadlineMs: number,
+    readonly during: string,
+  ) {
+    super(`the aggregation deadline of ${deadlineMs} ms passed while ${during}`);
+  }
+}
+
+/** The signing subnet's set at that height has no validator with a BLS key: nobody can sign. */
+export class NoSigningValidatorsError extends Error {
+  override readonly name = 'NoSigningValidatorsError';
+  constructor(
+    /** cb58 */
+    readonly subnetId: string,
+    /** 0: the current set. */
+    readonly pChainHeight: number,
+  ) {
+    super(
+      pChainHeight === 0
+        ? `subnet ${subnetId} has no validator with a BLS key now, so no one can sign for it`
+        : `subnet ${subnetId} had no validator with a BLS key at P-Chain height ${pChainHeight} (the subnet had no validators yet, or none left)`,
+    );
+  }
+}

@@ -16,7 +16,7 @@ export interface Config {
   bls: { backend: 'blst' | 'noble' };
   workers: { threads: number; maxQueue: number };
   aggregation: { deadlineMs: number; requestTimeoutMs: number; fanOutExtraPercent: number; hedgeMs: number; maxConcurrent: number };
-  validatorSets: { currentTtlMs: number; currentMaxStaleMs: number; maxEntries: number; nodeTimeoutMs: number };
+  validatorSets: { currentTtlMs: number; currentMaxStaleMs: number; maxEntries: number; nodeTimeoutMs: number; maxLookback: number };
   signatureCache: { maxMessages: number; maxSignatures: number; ttlMs: number };
   readiness: { subnets: string[]; quorumPercentage: number };
   peerAdmission: {
@@ -30,9 +30,9 @@ export interface Config {
     helloTimeoutMs: number;
   };
   publicMode: boolean;
-  rateLimit: { requestsPerMinute: number; keyedRequestsPerMinute: number };
+  rateLimit: { requestsPerMinute: number; keyedRequestsPerMinute: number; aggregationsPerMinute: number };
   proxy: { timeoutMs: number; maxResponseBytes: number; cacheTtlMs: number };
-  limits: { bodyBytes: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  limits: { bodyBytes: number; justificationBytes: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   cors: { origins: string[] };
   shutdownGraceMs: number;
 }

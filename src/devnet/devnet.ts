@@ -126,6 +126,8 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
         peers,
         localNetworkId: genesis.networkId,
         'readiness.subnets': [idToString(genesis.subnetId)],
+        // One local client (tests, the bench, a developer's script) sends hundreds a second.
+        'rateLimit.aggregationsPerMinute': 0,
         ...(opts.configOverrides as object),
       },
     });

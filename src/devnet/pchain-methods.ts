@@ -117,6 +117,16 @@ export function platformService(state: PChainState, options: PlatformServiceOpti
 
   const txIdArg = (args: JsonRpcArgs): Uint8Array => args.id('txID') ?? new Uint8Array(32);
 
+  /**
+   * Whether `id` names a transaction on this chain: the committed ones, the subnet's creation
+   * (a subnet ID is its CreateSubnetTx's ID) and the chains' creations. avalanchego looks IDs up
+   * as transactions, so a transaction of the wrong kind gets its own error, not "not found".
+   */
+  const isTransaction = (id: Uint8Array): boolean =>
+    state.transaction(id) !== undefined ||
+    bytesEqual(id, genesis.subnetId) ||
+    [...chains.values()].some((c) => bytesEqual(c.id, id) && !bytesEqual(id, P_CHAIN_ID));
+
   return {
     name: 'platform',
     methods: {
@@ -185,14 +195,19 @@ export function platformService(state: PChainState, options: PlatformServiceOpti
       validatedBy: (args) => {
         const blockchainId = args.id('blockchainID') ?? P_CHAIN_ID;
         const chain = chains.get(cb58Encode(blockchainId));
-        if (!chain) throw new JsonRpcError(`problem retrieving blockchain "${cb58Encode(blockchainId)}": ${NOT_FOUND}`);
-        return { subnetID: cb58Encode(chain.subnetId) };
+        if (chain) return { subnetID: cb58Encode(chain.subnetId) };
+        // manager.go GetSubnetID: the ID must be a CreateChainTx's.
+        if (isTransaction(blockchainId)) throw new JsonRpcError(`"${cb58Encode(blockchainId)}" is not a blockchain`);
+        throw new JsonRpcError(`problem retrieving blockchain "${cb58Encode(blockchainId)}": ${NOT_FOUND}`);
       },
 
       getSubnet: (args) => {
         const subnetId = args.id('subnetID') ?? PRIMARY_NETWORK_ID;
         if (state.isPrimaryNetwork(subnetId)) throw new JsonRpcError("the primary network isn't a subnet");
-        if (!state.isL1(subnetId)) throw new JsonRpcError(NOT_FOUND);
+        if (!state.isL1(subnetId)) {
+          // state.go GetSubnetOwner: the ID must be a CreateSubnetTx's.
+          throw new JsonRpcError(isTransaction(subnetId) ? `"${cb58Encode(subnetId)}" is not a subnet` : NOT_FOUND);
+        }
         return {
           isPermissioned: false,
           controlKeys: [formatPChainAddress(genesis.owner.shortId, networkId)],

@@ -52,6 +52,14 @@ interface Pending {
 
 type SessionState = 'handshake' | 'verifying' | 'ready' | 'closed';
 
+/**
+ * What a request cancelled by its caller rejects with: the caller's own reason when it is a
+ * PeerRequestError (a collection cancels hundreds at once with one shared reason, no Error each).
+ */
+function abortedBy(signal: AbortSignal, key: string): PeerRequestError {
+  return signal.reason instanceof PeerRequestError ? signal.reason : new PeerRequestError('aborted', key, 'request aborted by the caller');
+}
+
 export class ServiceSession {
   /** Hex of the peer's 48-byte public key, once it has said hello. */
   publicKey: string | undefined;
@@ -107,7 +115,7 @@ export class ServiceSession {
     if (this.state !== 'ready') {
       return Promise.reject(new PeerRequestError(this.state === 'closed' ? this.endReason : 'not-connected', key, 'connection is not ready'));
     }
-    if (signal?.aborted) return Promise.reject(new PeerRequestError('aborted', key, 'request aborted by the caller'));
+    if (signal?.aborted) return Promise.reject(abortedBy(signal, key));
     const frameBytes = SIGN_HEADER_BYTES + body.length;
     if (frameBytes > this.limits.maxFrameBytes) {
       return Promise.reject(
@@ -131,7 +139,7 @@ export class ServiceSession {
         timer: setTimeout(() => this.settle(p, new PeerRequestError('timeout', key, `no answer within ${timeoutMs} ms`)), timeoutMs),
       };
       if (signal) {
-        p.onAbort = () => this.settle(p, new PeerRequestError('aborted', key, 'request aborted by the caller'));
+        p.onAbort = () => this.settle(p, abortedBy(signal, key));
         signal.addEventListener('abort', p.onAbort, { once: true });
       }
       if (this.inFlight.size < this.limits.maxInFlight) this.send(p);

@@ -7,7 +7,10 @@ import { hexToBytes } from '../warp/hex.js';
 import { parseMessageInput } from '../warp/message-input.js';
 import type { AggregationRequest } from '../aggregator/aggregator.js';
 import { DEFAULT_QUORUM_PERCENTAGE } from '../validators/quorum.js';
-import { BadRequestError } from './http-errors.js';
+import { BadRequestError, HttpError } from './http-errors.js';
+
+/** limits.justificationBytes' default. */
+export const DEFAULT_MAX_JUSTIFICATION_BYTES = 65_536;
 
 export interface FieldNames {
   message: string;
@@ -77,7 +80,8 @@ function wrap<T>(field: string, f: () => T): T {
   }
 }
 
-export function parseAggregationBody(body: unknown, names: FieldNames): ParsedBody {
+/** `maxJustificationBytes`: limits.justificationBytes; a longer justification is a 413 naming the field. */
+export function parseAggregationBody(body: unknown, names: FieldNames, maxJustificationBytes = DEFAULT_MAX_JUSTIFICATION_BYTES): ParsedBody {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new BadRequestError('body', 'must be a JSON object');
   }
@@ -86,6 +90,13 @@ export function parseAggregationBody(body: unknown, names: FieldNames): ParsedBo
   const justificationHex = optionalHexString(b, names.justification);
   if (messageHex === undefined && justificationHex === undefined) {
     throw new BadRequestError(names.message, `either ${names.message} or ${names.justification} must be provided`);
+  }
+  if (justificationHex !== undefined) {
+    // Checked on the text, before decoding: each byte is two hex digits.
+    const bytes = Math.ceil(justificationHex.replace(/^0x/i, '').length / 2);
+    if (bytes > maxJustificationBytes) {
+      throw new HttpError(413, `${names.justification}: is ${bytes} bytes, more than the limit of ${maxJustificationBytes}`);
+    }
   }
   const justification = justificationHex === undefined ? new Uint8Array() : wrap(names.justification, () => hexToBytes(justificationHex, names.justification));
   let signingSubnetId: Uint8Array | undefined;

@@ -7,10 +7,13 @@ import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { bytesToHex } from '../warp/hex.js';
 import type { Aggregator, AggregationRequest } from '../aggregator/aggregator.js';
-import { AggregationError, OverloadedError } from '../aggregator/errors.js';
+import type { Deadline } from '../aggregator/deadline.js';
+import { AggregationError, DeadlineExceededError, NoSigningValidatorsError, OverloadedError, QuorumNotReachedError } from '../aggregator/errors.js';
 import { WorkerPoolBusyError } from '../aggregator/worker-pool.js';
-import { PChainError } from '../validators/errors.js';
+import { PChainError, PChainHeightError, UnknownChainError, UnknownSubnetError } from '../validators/errors.js';
 import { dataApiError } from '../proxy/error-shapes.js';
+import { RateLimiter } from '../proxy/rate-limit.js';
+import { clientAddress } from '../proxy/client-identity.js';
 import type { Config } from '../config/config.js';
 import type { Metrics } from './metrics.js';
 import { BadRequestError, HttpError } from './http-errors.js';
@@ -25,10 +28,13 @@ import {
   type ParsedBody,
 } from './aggregation-request.js';
 
-/** Builds the message from a justification alone, or from a P-Chain transaction (the L1 messages issue). */
+/**
+ * Builds the message from a justification alone, or from a P-Chain transaction (the L1 messages
+ * issue). `signal` is the request's deadline: P-Chain reads stop waiting when it aborts.
+ */
 export interface L1MessageBuilder {
-  fromJustification(parsed: ParsedBody, networkId: number | undefined): Promise<AggregationRequest | null>;
-  fromTransaction(network: string, txHash: string, query: Record<string, unknown>): Promise<AggregationRequest>;
+  fromJustification(parsed: ParsedBody, networkId: number | undefined, opts?: { signal?: AbortSignal }): Promise<AggregationRequest | null>;
+  fromTransaction(network: string, txHash: string, query: Record<string, unknown>, opts?: { signal?: AbortSignal }): Promise<AggregationRequest>;
 }
 
 export interface AppDeps {
@@ -43,11 +49,25 @@ export interface AppDeps {
 
 type Dialect = 'glacier' | 'icm';
 
-/** Maps any error to a status and a message fit for a client. */
-export function classifyError(err: unknown): { status: number; message: string; headers: Record<string, string>; expected: boolean } {
+/** How the request named its P-Chain height field, for messages about the height. */
+const HEIGHT_FIELD: Record<Dialect, string> = { glacier: 'pChainHeight', icm: 'pchain-height' };
+
+/**
+ * Maps any error to a status and a message fit for a client. `heightField` is the request's
+ * name of the P-Chain height, which messages about the height start with.
+ */
+export function classifyError(err: unknown, heightField = HEIGHT_FIELD.glacier): { status: number; message: string; headers: Record<string, string>; expected: boolean } {
+  const answer = (status: number, message: string, headers: Record<string, string> = {}) => ({ status, message, headers, expected: true });
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers, expected: true };
   if (err instanceof OverloadedError) return { status: 503, message: err.message, headers: { 'retry-after': String(err.retryAfterSeconds) }, expected: true };
+  // Signers missing now may be back in a moment (peers redial), and what was verified is cached.
+  if (err instanceof QuorumNotReachedError) return answer(503, err.message, { 'retry-after': '1' });
   if (err instanceof AggregationError) return { status: err.status, message: err.message, headers: {}, expected: true };
+  if (err instanceof DeadlineExceededError) return answer(504, err.message);
+  // A client's own mistakes: permanent, so 4xx (a 5xx would invite retries).
+  if (err instanceof PChainHeightError) return answer(400, `${heightField}: ${err.message}`);
+  if (err instanceof NoSigningValidatorsError) return err.pChainHeight === 0 ? answer(503, err.message) : answer(400, `${heightField}: ${err.message}`);
+  if (err instanceof UnknownChainError || err instanceof UnknownSubnetError) return answer(404, err.message);
   if (err instanceof PChainError) return { status: err.httpStatus(), message: err.message, headers: {}, expected: true };
   if (err instanceof WorkerPoolBusyError) return { status: 503, message: 'the service is overloaded; retry shortly', headers: { 'retry-after': '1' }, expected: true };
   const e = err as { type?: string; status?: number } | undefined;
@@ -58,7 +78,7 @@ export function classifyError(err: unknown): { status: number; message: string; 
 }
 
 function renderError(res: Response, dialect: Dialect, err: unknown, logger: Logger): void {
-  const c = classifyError(err);
+  const c = classifyError(err, HEIGHT_FIELD[dialect]);
   if (!c.expected) logger.error({ err }, 'unexpected error');
   for (const [k, v] of Object.entries(c.headers)) res.setHeader(k, v);
   res.status(c.status).json(dialect === 'glacier' ? dataApiError(c.status, c.message) : { error: c.message });
@@ -131,48 +151,75 @@ export function createApp(deps: AppDeps): express.Express {
 
   const json = express.json({ limit: config.limits.bodyBytes, type: () => true, strict: false });
 
-  const aggregate = async (req: Request, dialect: Dialect, names: FieldNames): Promise<Uint8Array> => {
-    const parsed = parseAggregationBody(req.body, names);
+  // Aggregations cost every validator a signature and the node its validator sets: per client IP,
+  // whatever API key it sends (no upstream checks keys here, so an invented one would buy more).
+  const aggregationBudget = config.rateLimit.aggregationsPerMinute > 0 ? new RateLimiter({ requestsPerMinute: config.rateLimit.aggregationsPerMinute }) : undefined;
+  const limitAggregations = (req: Request, _res: Response, next: NextFunction): void => {
+    const budget = aggregationBudget?.take(`ip ${clientAddress(req)}`);
+    if (budget && !budget.ok) {
+      const s = String(budget.retryAfterSeconds);
+      return next(new HttpError(429, `rate limit exceeded: at most ${config.rateLimit.aggregationsPerMinute} aggregation requests a minute per client; retry in ${s} s`, { 'retry-after': s }));
+    }
+    next();
+  };
+
+  /** Runs one request's work within its deadline, counted from now. */
+  const withinDeadline = async <T>(work: (deadline: Deadline) => Promise<T>): Promise<T> => {
+    const deadline = aggregator.startDeadline();
+    try {
+      return await work(deadline);
+    } finally {
+      deadline.dispose();
+    }
+  };
+
+  const aggregate = async (req: Request, dialect: Dialect, names: FieldNames, deadline: Deadline): Promise<Uint8Array> => {
+    const parsed = parseAggregationBody(req.body, names, config.limits.justificationBytes);
     const network = dialect === 'glacier' ? String(req.params.network) : undefined;
     let request: AggregationRequest | null = null;
     if (parsed.messageHex !== undefined) {
       request = toAggregationRequest(parsed, names, parsed.messageHex);
     } else if (deps.l1) {
-      request = await deps.l1.fromJustification(parsed, network === undefined ? undefined : networkIdForPath(network, config));
+      deadline.phase = `the P-Chain was being read for the message the ${names.justification} determines`;
+      request = await deps.l1.fromJustification(parsed, network === undefined ? undefined : networkIdForPath(network, config), { signal: deadline.signal });
     }
     if (!request) {
       throw new BadRequestError(names.message, `is required: the ${names.justification} given does not determine a message (only a subnet ID or an L1ValidatorRegistrationJustification does)`);
     }
     if (network !== undefined) checkNetwork(network, request.message.networkId, config.localNetworkId);
-    const result = await aggregator.aggregate(request);
+    const result = await aggregator.aggregate(request, { deadline });
     return result.signedMessage;
   };
 
-  app.post('/v1/signatureAggregator/:network/aggregateSignatures', json, async (req, res) => {
+  app.post('/v1/signatureAggregator/:network/aggregateSignatures', limitAggregations, json, async (req, res) => {
     try {
-      const signed = await aggregate(req, 'glacier', GLACIER_FIELDS);
+      const signed = await withinDeadline((deadline) => aggregate(req, 'glacier', GLACIER_FIELDS, deadline));
       res.status(201).json({ signedMessage: bytesToHex(signed) });
     } catch (err) {
       renderError(res, 'glacier', err, req.log ?? logger);
     }
   });
 
-  app.get('/v1/signatureAggregator/:network/aggregateSignatures/:txHash', async (req, res) => {
+  app.get('/v1/signatureAggregator/:network/aggregateSignatures/:txHash', limitAggregations, async (req, res) => {
     try {
       if (!deps.l1) throw new HttpError(404, 'P-Chain transaction messages are not served here');
+      const l1 = deps.l1;
       const network = String(req.params.network);
-      const request = await deps.l1.fromTransaction(network, String(req.params.txHash), req.query as Record<string, unknown>);
-      checkNetwork(network, request.message.networkId, config.localNetworkId);
-      const result = await aggregator.aggregate(request);
-      res.status(201).json({ signedMessage: bytesToHex(result.signedMessage) });
+      const signed = await withinDeadline(async (deadline) => {
+        deadline.phase = 'the P-Chain transaction was being read';
+        const request = await l1.fromTransaction(network, String(req.params.txHash), req.query as Record<string, unknown>, { signal: deadline.signal });
+        checkNetwork(network, request.message.networkId, config.localNetworkId);
+        return (await aggregator.aggregate(request, { deadline })).signedMessage;
+      });
+      res.status(201).json({ signedMessage: bytesToHex(signed) });
     } catch (err) {
       renderError(res, 'glacier', err, req.log ?? logger);
     }
   });
 
-  app.post('/aggregate-signatures', json, async (req, res) => {
+  app.post('/aggregate-signatures', limitAggregations, json, async (req, res) => {
     try {
-      const signed = await aggregate(req, 'icm', ICM_FIELDS);
+      const signed = await withinDeadline((deadline) => aggregate(req, 'icm', ICM_FIELDS, deadline));
       res.status(200).json({ 'signed-message': bytesToHex(signed) });
     } catch (err) {
       renderError(res, 'icm', err, req.log ?? logger);

@@ -36,9 +36,16 @@ import {
 import { parsePayload } from '../warp/payload.js';
 import { parseWarpMessage } from '../warp/signed-message.js';
 import { PChainError, type PChainClient } from '../validators/pchain-client.js';
+import { UnknownSubnetError } from '../validators/errors.js';
 import type { L1MessageBuilder } from './app.js';
 import { networkIdOf, type ParsedBody } from './aggregation-request.js';
 import { BadRequestError, HttpError } from './http-errors.js';
+import { untilAborted } from '../util/abortable.js';
+
+/** The request's deadline: every P-Chain read stops waiting when it aborts. */
+interface ReadOptions {
+  signal?: AbortSignal;
+}
 
 /** P-Chain transaction type IDs (avalanchego vms/platformvm/txs/codec.go, skipped slots included). */
 export const PCHAIN_TX_TYPE_NAMES: ReadonlyMap<number, string> = new Map([
@@ -238,12 +245,12 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
   });
 
   /** The subnet an L1 validator belongs to (platform.getL1Validator). */
-  const subnetOfValidator = async (validationId: Uint8Array): Promise<Uint8Array> => {
+  const subnetOfValidator = async (validationId: Uint8Array, opts: ReadOptions): Promise<Uint8Array> => {
     const method = 'platform.getL1Validator';
     const id = idToString(validationId);
     let result: unknown;
     try {
-      result = await pchain.call(method, { validationID: id });
+      result = await pchain.call(method, { validationID: id }, opts);
     } catch (err) {
       if (err instanceof PChainError && err.kind === 'rpc') {
         throw new HttpError(404, `L1 validator ${id} is not on the P-Chain, so its L1 is unknown and its weight message will not be signed (${err.message})`);
@@ -258,8 +265,8 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
     }
   };
 
-  const fromCommittedTx = async (txId: Uint8Array, txHash: string, query: TxQuery): Promise<BuiltMessage> => {
-    const [json, bytes] = await Promise.all([pchain.getTx(txId, 'json'), pchain.getTx(txId, 'hex')]);
+  const fromCommittedTx = async (txId: Uint8Array, txHash: string, query: TxQuery, opts: ReadOptions): Promise<BuiltMessage> => {
+    const [json, bytes] = await Promise.all([pchain.getTx(txId, 'json', opts), pchain.getTx(txId, 'hex', opts)]);
     if (!bytesEqual(sha256(bytes), txId)) {
       throw new PChainError('platform.getTx', 'bad-response', `the node's bytes for transaction ${txHash} do not hash to its ID`);
     }
@@ -282,7 +289,7 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
         const { message } = r.embeddedL1Message(unsignedTx);
         if (message.type !== 'L1ValidatorWeight') throw r.fail('unsignedTx.message', `carries a ${message.type}, expected an L1ValidatorWeight`);
         const { validationId, nonce, weight } = message;
-        const subnetId = query.signingSubnetId ?? (await subnetOfValidator(validationId));
+        const subnetId = query.signingSubnetId ?? (await subnetOfValidator(validationId, opts));
         return { l1: { type: 'L1ValidatorWeight', validationId, nonce, weight }, subnetId, justification: new Uint8Array(0), networkId };
       }
       default: {
@@ -296,12 +303,13 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
   };
 
   /** SubnetToL1Conversion for a subnet named by a 32-byte justification. */
-  const conversionOfSubnet = async (subnetId: Uint8Array): Promise<BuiltMessage> => {
+  const conversionOfSubnet = async (subnetId: Uint8Array, opts: ReadOptions): Promise<BuiltMessage> => {
     const subnet = idToString(subnetId);
     let info;
     try {
-      info = await pchain.getSubnet(subnetId);
+      info = await pchain.getSubnet(subnetId, opts);
     } catch (err) {
+      if (err instanceof UnknownSubnetError) throw new HttpError(404, `justification: ${err.message}`);
       if (err instanceof PChainError && err.kind === 'rpc') throw new HttpError(404, `justification: subnet ${subnet} is not known to the P-Chain (${err.message})`);
       throw err;
     }
@@ -340,7 +348,7 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
   };
 
   return {
-    async fromTransaction(network, txHash, rawQuery) {
+    async fromTransaction(network, txHash, rawQuery, opts = {}) {
       const pathNetworkId = networkIdOf(network);
       if (pathNetworkId === undefined) throw new BadRequestError('network', `must be mainnet, fuji or testnet, got '${network}'`);
       let txId: Uint8Array;
@@ -352,7 +360,7 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
       }
       const query = parseTxQuery(rawQuery);
 
-      const { status, reason } = await pchain.getTxStatus(txId);
+      const { status, reason } = await pchain.getTxStatus(txId, opts);
       if (status === 'Unknown') throw new HttpError(404, `transaction ${txHash} is not known to the P-Chain`);
       if (status === 'Processing') {
         throw new HttpError(404, `transaction ${txHash} is not committed yet (status Processing); its message can be signed once it is accepted`);
@@ -360,18 +368,19 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
       if (status !== 'Committed') {
         throw new HttpError(404, `transaction ${txHash} was ${status.toLowerCase()}${reason ? ` (${reason})` : ''} and will never be committed`);
       }
-      const built = await fromCommittedTx(txId, txHash, query);
+      const built = await fromCommittedTx(txId, txHash, query, opts);
       return request(built, built.networkId ?? pathNetworkId, query);
     },
 
-    async fromJustification(parsed: ParsedBody, networkId) {
+    async fromJustification(parsed: ParsedBody, networkId, opts = {}) {
       const j = parsed.justification;
       if (j.length === 0) return null;
       // No justification protobuf is 32 bytes long (a SubnetIDIndex alone takes 36), so a
       // 32-byte justification can only be a subnet ID.
-      const built = j.length === ID_LENGTH ? await conversionOfSubnet(j) : unregistration(j);
+      const built = j.length === ID_LENGTH ? await conversionOfSubnet(j, opts) : unregistration(j);
       if (!built) return null;
-      return request(built, networkId ?? (await networkIdOfNode()), parsed);
+      // The node's network ID is asked once and shared: this request only stops waiting for it.
+      return request(built, networkId ?? (await untilAborted(networkIdOfNode(), opts.signal)), parsed);
     },
   };
 }

@@ -90,7 +90,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   });
   const sets: ValidatorSets = trackValidatorSets(
     pchain
-      ? new ValidatorSetCache({ client: pchain, bls, currentTtlMs: config.validatorSets.currentTtlMs, currentMaxStaleMs: config.validatorSets.currentMaxStaleMs, maxEntries: config.validatorSets.maxEntries })
+      ? new ValidatorSetCache({ client: pchain, bls, currentTtlMs: config.validatorSets.currentTtlMs, currentMaxStaleMs: config.validatorSets.currentMaxStaleMs, maxEntries: config.validatorSets.maxEntries, maxLookback: config.validatorSets.maxLookback })
       : new NoNodeConfigured(),
     admission,
   );

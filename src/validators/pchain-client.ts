@@ -5,6 +5,13 @@
 // - Every attempt has a deadline (AbortSignal.timeout) covering the request and the body.
 // - Transport failures (refused, reset, timeout) are retried with jittered exponential backoff;
 //   a JSON-RPC error answer never is: the node has spoken and would say the same again.
+// - A caller's AbortSignal (its own deadline) ends the attempt under way, the backoff and any
+//   further retry at once; the call then rejects with the signal's reason.
+// - The node's URL is in no error message: those reach clients, and a base URL may carry
+//   credentials or name an internal host.
+// - avalanchego's answers that mean "no such chain / subnet / height yet" become typed errors
+//   (UnknownChainError, UnknownSubnetError, UnfinalizedHeightError): the client's mistake, not
+//   the node's failure.
 // - The body is read with a byte cap, so a broken or hostile node cannot exhaust memory.
 // - Large integers: uint64 fields in these methods are decimal strings in avalanchego's output,
 //   but some (getTx with encoding "json") are JSON numbers that can exceed 2^53. The body is
@@ -16,7 +23,8 @@ import { idToString, parseCb58Id, PRIMARY_NETWORK_ID } from '../warp/cb58.js';
 import { bytesEqual, hexToBytes } from '../warp/hex.js';
 import type { ValidatorEntry } from './canonical-set.js';
 import { parseJsonLossless } from './lossless-json.js';
-import { PChainError, type PChainErrorKind } from './errors.js';
+import { PChainError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError, type PChainErrorKind } from './errors.js';
+import { sleep } from '../util/abortable.js';
 import { parseCurrentValidatorsDetailed, parseValidatorsAtResult, parseWeight } from './pchain-results.js';
 
 export interface PChainClientOptions {
@@ -40,8 +48,13 @@ export interface PChainCallEvent {
   /** Wall time of the whole call, retries and backoff included. */
   ms: number;
   attempts: number;
-  /** Set when the call failed. */
-  error?: PChainErrorKind;
+  /** Set when the call failed; 'aborted' when the caller stopped waiting (its deadline). */
+  error?: PChainErrorKind | 'aborted';
+}
+
+export interface CallOptions {
+  /** The caller's deadline: aborting it ends the call at once (it rejects with the signal's reason). */
+  signal?: AbortSignal;
 }
 
 export type TxStatus = 'Committed' | 'Processing' | 'Dropped' | 'Unknown' | 'Aborted';
@@ -69,6 +82,7 @@ class AttemptFailure {
     readonly detail: string,
     readonly cause?: unknown,
     readonly rpcCode?: number,
+    readonly nodeMessage?: string,
   ) {}
 
   get retryable(): boolean {
@@ -117,11 +131,22 @@ export class PChainClient {
     this.observe = options.observe;
   }
 
-  /** One JSON-RPC call; resolves with `result`, rejects with PChainError. */
-  async call(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+  /**
+   * One JSON-RPC call; resolves with `result`, rejects with PChainError, or with the reason of
+   * `opts.signal` once it aborts.
+   */
+  async call(method: string, params: Record<string, unknown> = {}, opts: CallOptions = {}): Promise<unknown> {
     const started = performance.now();
+    const { signal } = opts;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(method, params);
+      let outcome: { result: unknown } | AttemptFailure;
+      try {
+        signal?.throwIfAborted();
+        outcome = await this.attempt(method, params, signal);
+      } catch (err) {
+        if (signal?.aborted) this.report({ method, ms: performance.now() - started, attempts: attempt, error: 'aborted' });
+        throw err;
+      }
       if (!(outcome instanceof AttemptFailure)) {
         this.report({ method, ms: performance.now() - started, attempts: attempt });
         return outcome.result;
@@ -129,9 +154,14 @@ export class PChainClient {
       if (!outcome.retryable || attempt > this.retries) {
         this.report({ method, ms: performance.now() - started, attempts: attempt, error: outcome.kind });
         const detail = outcome.retryable && attempt > 1 ? `${outcome.detail} (${attempt} attempts)` : outcome.detail;
-        throw new PChainError(method, outcome.kind, detail, { rpcCode: outcome.rpcCode, cause: outcome.cause });
+        throw new PChainError(method, outcome.kind, detail, { rpcCode: outcome.rpcCode, nodeMessage: outcome.nodeMessage, cause: outcome.cause });
       }
-      await new Promise((resolve) => setTimeout(resolve, this.backoffDelay(attempt)));
+      try {
+        await sleep(this.backoffDelay(attempt), signal);
+      } catch (err) {
+        this.report({ method, ms: performance.now() - started, attempts: attempt, error: 'aborted' });
+        throw err;
+      }
     }
   }
 
@@ -149,9 +179,11 @@ export class PChainClient {
     return Math.random() * ceiling;
   }
 
-  private async attempt(method: string, params: Record<string, unknown>): Promise<{ result: unknown } | AttemptFailure> {
+  /** One attempt; a failure is returned, except the caller's abort, which is thrown (its reason). */
+  private async attempt(method: string, params: Record<string, unknown>, callerSignal: AbortSignal | undefined): Promise<{ result: unknown } | AttemptFailure> {
     const id = this.nextId++;
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([timeout, callerSignal]) : timeout;
     let status: number;
     let text: string;
     try {
@@ -166,8 +198,9 @@ export class PChainClient {
       if (body === null) return new AttemptFailure('bad-response', `response body larger than ${this.maxResponseBytes} bytes`);
       text = body;
     } catch (err) {
-      if (signal.aborted) return new AttemptFailure('timeout', `timeout after ${this.timeoutMs} ms`, err);
-      return new AttemptFailure('unreachable', `node unreachable at ${this.url}: ${transportDetail(err)}`, err);
+      if (callerSignal?.aborted) throw callerSignal.reason;
+      if (timeout.aborted) return new AttemptFailure('timeout', `timeout after ${this.timeoutMs} ms`, err);
+      return new AttemptFailure('unreachable', `node unreachable: ${transportDetail(err)}`, err);
     }
 
     let envelope: unknown;
@@ -182,9 +215,9 @@ export class PChainClient {
       const e = isRecord(envelope.error) ? envelope.error : {};
       const code = typeof e.code === 'number' ? e.code : undefined;
       const message = typeof e.message === 'string' ? e.message : JSON.stringify(envelope.error);
-      return new AttemptFailure('rpc', `node answered error ${code ?? '(no code)'}: ${message}`, undefined, code);
+      return new AttemptFailure('rpc', `node answered error ${code ?? '(no code)'}: ${message}`, undefined, code, message);
     }
-    if (status !== 200) return new AttemptFailure('bad-response', `HTTP ${status} from ${this.url}`);
+    if (status !== 200) return new AttemptFailure('bad-response', `HTTP ${status} from the node`);
     if (!('result' in envelope)) return new AttemptFailure('bad-response', 'response has neither result nor error');
     if (envelope.id !== undefined && envelope.id !== id) {
       return new AttemptFailure('bad-response', `response id ${JSON.stringify(envelope.id)} does not match request id ${id}`);
@@ -193,8 +226,8 @@ export class PChainClient {
   }
 
   /** Reads `result` through a parser; a parser error becomes a 'bad-response' PChainError. */
-  private async typed<T>(method: string, params: Record<string, unknown>, read: (result: unknown) => T): Promise<T> {
-    const result = await this.call(method, params);
+  private async typed<T>(method: string, params: Record<string, unknown>, read: (result: unknown) => T, opts: CallOptions = {}): Promise<T> {
+    const result = await this.call(method, params, opts);
     try {
       return read(result);
     } catch (err) {
@@ -203,13 +236,14 @@ export class PChainClient {
     }
   }
 
-  getHeight(): Promise<number> {
-    return this.typed('platform.getHeight', {}, readHeight);
+  /** The height of the last accepted P-Chain block. */
+  getHeight(opts: CallOptions = {}): Promise<number> {
+    return this.typed('platform.getHeight', {}, readHeight, opts);
   }
 
   /** The height validators sign at by default (protocol.md section 5). */
-  getProposedHeight(): Promise<number> {
-    return this.typed('platform.getProposedHeight', {}, readHeight);
+  getProposedHeight(opts: CallOptions = {}): Promise<number> {
+    return this.typed('platform.getProposedHeight', {}, readHeight, opts);
   }
 
   /**
@@ -217,12 +251,13 @@ export class PChainClient {
    * validators without keys; their keys are their Primary Network registrations, fetched with a
    * second call filtered to those node IDs, as the P-Chain's own validator set does.
    */
-  async getCurrentValidators(subnetId: Uint8Array): Promise<ValidatorEntry[]> {
+  async getCurrentValidators(subnetId: Uint8Array, opts: CallOptions = {}): Promise<ValidatorEntry[]> {
     const method = 'platform.getCurrentValidators';
     const { entries, keysOnPrimaryNetwork } = await this.typed(
       method,
       { subnetID: idToString(subnetId) },
       parseCurrentValidatorsDetailed,
+      opts,
     );
     if (keysOnPrimaryNetwork.length === 0 || isPrimaryNetwork(subnetId)) return entries;
 
@@ -230,33 +265,66 @@ export class PChainClient {
       method,
       { subnetID: idToString(PRIMARY_NETWORK_ID), nodeIDs: keysOnPrimaryNetwork },
       parseCurrentValidatorsDetailed,
+      opts,
     );
     const keyOf = new Map(primary.entries.map((e) => [e.nodeId, e.publicKey] as const));
     const lookedUp = new Set(keysOnPrimaryNetwork);
     return entries.map((e) => (lookedUp.has(e.nodeId) ? { ...e, publicKey: keyOf.get(e.nodeId) ?? null } : e));
   }
 
-  /** The subnet's validator set at a P-Chain height, or at the proposed height. */
-  async getValidatorsAt(height: number | 'proposed', subnetId: Uint8Array): Promise<ValidatorEntry[]> {
+  /**
+   * The subnet's validator set at a P-Chain height, or at the proposed height. A height above the
+   * node's last accepted block rejects with UnfinalizedHeightError. (An unknown subnet has an
+   * empty set: avalanchego answers `{}` for it.)
+   */
+  async getValidatorsAt(height: number | 'proposed', subnetId: Uint8Array, opts: CallOptions = {}): Promise<ValidatorEntry[]> {
     if (height !== 'proposed' && (!Number.isSafeInteger(height) || height < 0)) {
       throw new RangeError(`P-Chain height must be a non-negative integer or 'proposed', got ${height}`);
     }
-    return this.typed(
-      'platform.getValidatorsAt',
-      { height, subnetID: idToString(subnetId) },
-      parseValidatorsAtResult,
-    );
+    try {
+      return await this.typed('platform.getValidatorsAt', { height, subnetID: idToString(subnetId) }, parseValidatorsAtResult, opts);
+    } catch (err) {
+      const answer = rpcAnswer(err);
+      const unfinalized = answer === undefined ? null : UNFINALIZED_HEIGHT.exec(answer);
+      if (unfinalized && height !== 'proposed') throw new UnfinalizedHeightError(height, Number(unfinalized[1]));
+      throw err;
+    }
   }
 
-  /** The subnet that validates a blockchain: the default signing subnet of its messages. */
-  validatedBy(blockchainId: Uint8Array): Promise<Uint8Array> {
-    return this.typed('platform.validatedBy', { blockchainID: idToString(blockchainId) }, (result) => {
-      if (!isRecord(result) || typeof result.subnetID !== 'string') throw new Error('missing subnetID');
-      return parseCb58Id(result.subnetID, 'subnetID');
-    });
+  /**
+   * The subnet that validates a blockchain: the default signing subnet of its messages. A chain
+   * the node does not know rejects with UnknownChainError.
+   */
+  async validatedBy(blockchainId: Uint8Array, opts: CallOptions = {}): Promise<Uint8Array> {
+    try {
+      return await this.typed(
+        'platform.validatedBy',
+        { blockchainID: idToString(blockchainId) },
+        (result) => {
+          if (!isRecord(result) || typeof result.subnetID !== 'string') throw new Error('missing subnetID');
+          return parseCb58Id(result.subnetID, 'subnetID');
+        },
+        opts,
+      );
+    } catch (err) {
+      const answer = rpcAnswer(err);
+      if (answer !== undefined && UNKNOWN_BLOCKCHAIN.test(answer)) throw new UnknownChainError(idToString(blockchainId), answer);
+      throw err;
+    }
   }
 
-  getSubnet(subnetId: Uint8Array): Promise<SubnetInfo> {
+  /** A subnet's owner and L1 fields. A subnet the node does not know rejects with UnknownSubnetError. */
+  async getSubnet(subnetId: Uint8Array, opts: CallOptions = {}): Promise<SubnetInfo> {
+    try {
+      return await this.readSubnet(subnetId, opts);
+    } catch (err) {
+      const answer = rpcAnswer(err);
+      if (answer !== undefined && UNKNOWN_SUBNET.test(answer)) throw new UnknownSubnetError(idToString(subnetId), answer);
+      throw err;
+    }
+  }
+
+  private readSubnet(subnetId: Uint8Array, opts: CallOptions): Promise<SubnetInfo> {
     return this.typed('platform.getSubnet', { subnetID: idToString(subnetId) }, (result) => {
       if (!isRecord(result)) throw new Error('result is not an object');
       const id = (field: string): Uint8Array => {
@@ -274,14 +342,14 @@ export class PChainClient {
           address === undefined || address === null ? new Uint8Array(0) : hexToBytes(String(address), 'managerAddress'),
         raw: result,
       };
-    });
+    }, opts);
   }
 
   /** The transaction's bytes (hex encoding; its 4-byte checksum verified and removed). */
-  getTx(txId: Uint8Array, encoding: 'hex'): Promise<Uint8Array>;
+  getTx(txId: Uint8Array, encoding: 'hex', opts?: CallOptions): Promise<Uint8Array>;
   /** The transaction as JSON: `{unsignedTx, credentials, id}`. Large integers arrive as strings. */
-  getTx(txId: Uint8Array, encoding: 'json'): Promise<Record<string, unknown>>;
-  getTx(txId: Uint8Array, encoding: 'json' | 'hex'): Promise<Uint8Array | Record<string, unknown>> {
+  getTx(txId: Uint8Array, encoding: 'json', opts?: CallOptions): Promise<Record<string, unknown>>;
+  getTx(txId: Uint8Array, encoding: 'json' | 'hex', opts: CallOptions = {}): Promise<Uint8Array | Record<string, unknown>> {
     return this.typed('platform.getTx', { txID: idToString(txId), encoding }, (result) => {
       if (!isRecord(result)) throw new Error('result is not an object');
       if (encoding === 'json') {
@@ -290,18 +358,33 @@ export class PChainClient {
       }
       if (typeof result.tx !== 'string') throw new Error('tx is not a hex string');
       return stripHexChecksum(hexToBytes(result.tx, 'tx'));
-    });
+    }, opts);
   }
 
-  getTxStatus(txId: Uint8Array): Promise<{ status: TxStatus; reason?: string }> {
+  getTxStatus(txId: Uint8Array, opts: CallOptions = {}): Promise<{ status: TxStatus; reason?: string }> {
     return this.typed('platform.getTxStatus', { txID: idToString(txId) }, (result) => {
       if (!isRecord(result) || typeof result.status !== 'string' || !TX_STATUSES.includes(result.status)) {
         throw new Error(`status must be one of ${TX_STATUSES.join(', ')}`);
       }
       const status = result.status as TxStatus;
       return typeof result.reason === 'string' && result.reason !== '' ? { status, reason: result.reason } : { status };
-    });
+    }, opts);
   }
+}
+
+// avalanchego's error texts for a thing that does not exist (vms/platformvm/validators/manager.go
+// makeValidatorSet and GetSubnetID, state/state.go GetSubnetOwner; database.ErrNotFound reads
+// "not found"). They arrive as JSON-RPC error -32000 with the text as the message.
+/** `failed to get validator set at H: failed to fetch validator set at unfinalized height with SubnetID = S: current P-chain height (C) < requested P-Chain height (H)` */
+const UNFINALIZED_HEIGHT = /failed to fetch validator set at unfinalized height.*current P-chain height \((\d+)\) < requested P-Chain height/;
+/** `problem retrieving blockchain "ID": not found`, or `"ID" is not a blockchain` for a transaction that is not a CreateChainTx. */
+const UNKNOWN_BLOCKCHAIN = /^problem retrieving blockchain "[^"]*": not found$|^"[^"]*" is not a blockchain$/;
+/** `not found`, or `"ID" is not a subnet` for a transaction that is not a CreateSubnetTx. */
+const UNKNOWN_SUBNET = /^not found$|^"[^"]*" is not a subnet$/;
+
+/** The node's own error text when `err` is a JSON-RPC error answer. */
+function rpcAnswer(err: unknown): string | undefined {
+  return err instanceof PChainError && err.kind === 'rpc' ? err.nodeMessage : undefined;
 }
 
 function isPrimaryNetwork(subnetId: Uint8Array): boolean {

@@ -7,22 +7,54 @@
 //   refreshes it (a 1,000-validator set takes ~150 ms to fetch and check: no request should wait
 //   for that every few seconds); past that, requests wait for the fetch;
 // - concurrent requests for one set share one fetch; a failed fetch is not cached, so the next
-//   request tries again;
+//   request tries again. Each request waits with its own AbortSignal (its deadline) and leaves
+//   when it aborts; the fetch goes on for the others (SharedCalls). A fetch every request has
+//   left goes on to its own timeout, so a set slower than a deadline is cached for the retry, but
+//   at most maxEntries such fetches at once: past that, a fetch nobody waits for is cancelled;
+// - a height a client chose is refused when it is more than maxLookback heights below the
+//   P-Chain's current height (as icm-services' signature aggregator does): rebuilding an old set
+//   costs the node dearly and holds its P-Chain lock. The current height is cached like the
+//   current set;
+// - avalanchego answers an empty set for a subnet it does not know, so an empty answer is
+//   checked with platform.getSubnet: an unknown subnet is an UnknownSubnetError, not a set;
 // - parsed BLS keys are remembered across sets (PublicKeyCache), so refreshing the current set
 //   every few seconds does not re-run thousands of subgroup checks.
 import type { BlsBackend } from '../bls/types.js';
 import { P_CHAIN_ID, PRIMARY_NETWORK_ID } from '../warp/cb58.js';
 import { bytesEqual, bytesToHex } from '../warp/hex.js';
 import { canonicalSet, type CanonicalSet, type ValidatorEntry } from './canonical-set.js';
+import { LookbackExceededError } from './errors.js';
 import { DEFAULT_KEY_CACHE_ENTRIES, PublicKeyCache } from './key-cache.js';
 import { LruMap } from './lru.js';
+import { SharedCalls } from './shared-calls.js';
 
-/** What the cache needs from the P-Chain; PChainClient provides it. */
-export interface ValidatorSetSource {
-  getCurrentValidators(subnetId: Uint8Array): Promise<ValidatorEntry[]>;
-  getValidatorsAt(height: number | 'proposed', subnetId: Uint8Array): Promise<ValidatorEntry[]>;
-  validatedBy(blockchainId: Uint8Array): Promise<Uint8Array>;
+interface CallOptions {
+  signal?: AbortSignal;
 }
+
+/** What the cache needs from the P-Chain; PChainClient provides it. Each call honours `signal`. */
+export interface ValidatorSetSource {
+  getHeight(opts?: CallOptions): Promise<number>;
+  getCurrentValidators(subnetId: Uint8Array, opts?: CallOptions): Promise<ValidatorEntry[]>;
+  getValidatorsAt(height: number | 'proposed', subnetId: Uint8Array, opts?: CallOptions): Promise<ValidatorEntry[]>;
+  validatedBy(blockchainId: Uint8Array, opts?: CallOptions): Promise<Uint8Array>;
+  /** Rejects (UnknownSubnetError) when the subnet does not exist; the result is not used. */
+  getSubnet(subnetId: Uint8Array, opts?: CallOptions): Promise<unknown>;
+}
+
+/** How a set is asked for. */
+export interface SetRequest {
+  /** The caller's deadline: the caller stops waiting when it aborts (rejecting with its reason). */
+  signal?: AbortSignal;
+  /**
+   * The height was chosen by a client: refused (LookbackExceededError) when it is more than
+   * maxLookback heights below the current one. Heights the service chooses are not checked.
+   */
+  chosenByClient?: boolean;
+}
+
+/** icm-services' signature aggregator default (max-p-chain-lookback). */
+export const DEFAULT_MAX_LOOKBACK = 1000;
 
 export interface ValidatorSetCacheOptions {
   client: ValidatorSetSource;
@@ -37,6 +69,8 @@ export interface ValidatorSetCacheOptions {
   maxSubnetEntries?: number;
   /** Parsed public keys kept. Default 16384. */
   maxKeyEntries?: number;
+  /** Oldest client-chosen height accepted, in heights below the current one; 0: no bound. Default 1000. */
+  maxLookback?: number;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -48,11 +82,15 @@ export class ValidatorSetCache {
   private readonly currentMaxStaleMs: number;
   private readonly now: () => number;
   private readonly keys: PublicKeyCache;
+  private readonly maxLookback: number;
   private readonly atHeight: LruMap<string, CanonicalSet>;
   private readonly current: LruMap<string, { set: CanonicalSet; expiresAt: number; staleUntil: number }>;
-  private readonly setsInFlight = new Map<string, Promise<CanonicalSet>>();
+  private readonly setsInFlight: SharedCalls<CanonicalSet>;
   private readonly subnets: LruMap<string, Uint8Array>;
-  private readonly subnetsInFlight = new Map<string, Promise<Uint8Array>>();
+  private readonly subnetsInFlight: SharedCalls<Uint8Array>;
+  /** The P-Chain's current height, for the lookback bound: one value, kept like the current set. */
+  private tip: { height: number; expiresAt: number; staleUntil: number } | undefined;
+  private readonly tipInFlight = new SharedCalls<number>(1);
 
   constructor(options: ValidatorSetCacheOptions) {
     this.client = options.client;
@@ -60,7 +98,13 @@ export class ValidatorSetCache {
     this.currentTtlMs = options.currentTtlMs ?? 2000;
     this.currentMaxStaleMs = Math.max(this.currentTtlMs, options.currentMaxStaleMs ?? 30_000);
     this.now = options.now ?? Date.now;
+    this.maxLookback = options.maxLookback ?? DEFAULT_MAX_LOOKBACK;
+    if (!Number.isSafeInteger(this.maxLookback) || this.maxLookback < 0) {
+      throw new RangeError(`maxLookback must be a non-negative integer, got ${this.maxLookback}`);
+    }
     const maxEntries = options.maxEntries ?? 64;
+    this.setsInFlight = new SharedCalls(maxEntries);
+    this.subnetsInFlight = new SharedCalls(maxEntries);
     this.keys = new PublicKeyCache(options.bls, options.maxKeyEntries ?? DEFAULT_KEY_CACHE_ENTRIES);
     this.atHeight = new LruMap(maxEntries);
     this.current = new LruMap(maxEntries);
@@ -74,46 +118,71 @@ export class ValidatorSetCache {
 
   /**
    * The canonical set of `subnetId` at `pChainHeight` (0 = current). Rejects with the client's
-   * error (PChainError) or a ValidatorSetError when the P-Chain's answer is not a valid set.
+   * error (PChainError; UnfinalizedHeightError above the tip), UnknownSubnetError,
+   * LookbackExceededError, a ValidatorSetError when the P-Chain's answer is not a valid set, or
+   * the reason of `request.signal` once it aborts.
    */
-  get(subnetId: Uint8Array, pChainHeight: number): Promise<CanonicalSet> {
+  async get(subnetId: Uint8Array, pChainHeight: number, request: SetRequest = {}): Promise<CanonicalSet> {
     if (!Number.isSafeInteger(pChainHeight) || pChainHeight < 0) {
-      return Promise.reject(new RangeError(`pChainHeight must be a non-negative integer, got ${pChainHeight}`));
+      throw new RangeError(`pChainHeight must be a non-negative integer, got ${pChainHeight}`);
     }
+    const { signal } = request;
+    if (pChainHeight > 0 && request.chosenByClient && this.maxLookback > 0) await this.checkLookback(pChainHeight, signal);
     const key = `${bytesToHex(subnetId)}:${pChainHeight}`;
     if (pChainHeight === 0) {
       const hit = this.current.get(key);
       const now = this.now();
-      if (hit && hit.expiresAt > now) return Promise.resolve(hit.set);
+      if (hit && hit.expiresAt > now) return hit.set;
       if (hit && hit.staleUntil > now) {
         // Refresh in the background; a failure leaves the stale set until staleUntil.
-        if (!this.setsInFlight.has(key)) this.fetchSet(key, subnetId, 0).catch(() => undefined);
-        return Promise.resolve(hit.set);
+        this.setsInFlight.detach(key, (s) => this.fetchSet(key, subnetId, 0, s));
+        return hit.set;
       }
     } else {
       const hit = this.atHeight.get(key);
-      if (hit) return Promise.resolve(hit);
+      if (hit) return hit;
     }
-    const pending = this.setsInFlight.get(key);
-    if (pending) return pending;
-    return this.fetchSet(key, subnetId, pChainHeight);
+    return this.setsInFlight.join(key, (s) => this.fetchSet(key, subnetId, pChainHeight, s), signal);
   }
 
-  private fetchSet(key: string, subnetId: Uint8Array, pChainHeight: number): Promise<CanonicalSet> {
+  private async fetchSet(key: string, subnetId: Uint8Array, pChainHeight: number, signal: AbortSignal): Promise<CanonicalSet> {
     const subnet = Uint8Array.from(subnetId);
-    const fetch = (async () => {
-      const entries =
-        pChainHeight === 0
-          ? await this.client.getCurrentValidators(subnet)
-          : await this.client.getValidatorsAt(pChainHeight, subnet);
-      const set = canonicalSet(entries, this.bls, this.keys);
-      const now = this.now();
-      if (pChainHeight === 0) this.current.set(key, { set, expiresAt: now + this.currentTtlMs, staleUntil: now + this.currentMaxStaleMs });
-      else this.atHeight.set(key, set);
-      return set;
-    })().finally(() => this.setsInFlight.delete(key));
-    this.setsInFlight.set(key, fetch);
-    return fetch;
+    const entries =
+      pChainHeight === 0
+        ? await this.client.getCurrentValidators(subnet, { signal })
+        : await this.client.getValidatorsAt(pChainHeight, subnet, { signal });
+    // An unknown subnet and a subnet without validators at that height both read as empty.
+    if (entries.length === 0 && !bytesEqual(subnet, PRIMARY_NETWORK_ID)) await this.client.getSubnet(subnet, { signal });
+    const set = canonicalSet(entries, this.bls, this.keys);
+    const now = this.now();
+    if (pChainHeight === 0) this.current.set(key, { set, expiresAt: now + this.currentTtlMs, staleUntil: now + this.currentMaxStaleMs });
+    else this.atHeight.set(key, set);
+    return set;
+  }
+
+  private async checkLookback(height: number, signal: AbortSignal | undefined): Promise<void> {
+    const tip = await this.currentHeight(signal);
+    if (height < tip - this.maxLookback) throw new LookbackExceededError(height, tip, this.maxLookback);
+  }
+
+  /** The P-Chain's current height: fresh for currentTtlMs, then served while refreshed until currentMaxStaleMs. */
+  private async currentHeight(signal: AbortSignal | undefined): Promise<number> {
+    const now = this.now();
+    const known = this.tip;
+    if (known && known.expiresAt > now) return known.height;
+    const fetchTip = async (s: AbortSignal): Promise<number> => {
+      const height = await this.client.getHeight({ signal: s });
+      const at = this.now();
+      // Heights only grow: an answer from a lagging node never lowers the bound.
+      const best = Math.max(height, this.tip?.height ?? 0);
+      this.tip = { height: best, expiresAt: at + this.currentTtlMs, staleUntil: at + this.currentMaxStaleMs };
+      return best;
+    };
+    if (known && known.staleUntil > now) {
+      this.tipInFlight.detach('tip', fetchTip);
+      return known.height;
+    }
+    return this.tipInFlight.join('tip', fetchTip, signal);
   }
 
   /**
@@ -121,22 +190,21 @@ export class ValidatorSetCache {
    * (platform.validatedBy). The P-Chain itself is validated by the Primary Network. A chain's
    * subnet never changes, so answers are kept (bounded); failures are not.
    */
-  signingSubnetFor(sourceChainId: Uint8Array): Promise<Uint8Array> {
-    if (bytesEqual(sourceChainId, P_CHAIN_ID)) return Promise.resolve(Uint8Array.from(PRIMARY_NETWORK_ID));
+  async signingSubnetFor(sourceChainId: Uint8Array, request: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+    if (bytesEqual(sourceChainId, P_CHAIN_ID)) return Uint8Array.from(PRIMARY_NETWORK_ID);
     const key = bytesToHex(sourceChainId);
     const hit = this.subnets.get(key);
-    if (hit) return Promise.resolve(Uint8Array.from(hit));
-    const pending = this.subnetsInFlight.get(key);
-    if (pending) return pending.then((s) => Uint8Array.from(s));
-
-    const fetch = this.client
-      .validatedBy(Uint8Array.from(sourceChainId))
-      .then((subnet) => {
-        this.subnets.set(key, subnet);
-        return subnet;
-      })
-      .finally(() => this.subnetsInFlight.delete(key));
-    this.subnetsInFlight.set(key, fetch);
-    return fetch.then((s) => Uint8Array.from(s));
+    if (hit) return Uint8Array.from(hit);
+    const chain = Uint8Array.from(sourceChainId);
+    const subnet = await this.subnetsInFlight.join(
+      key,
+      async (signal) => {
+        const answer = await this.client.validatedBy(chain, { signal });
+        this.subnets.set(key, answer);
+        return answer;
+      },
+      request.signal,
+    );
+    return Uint8Array.from(subnet);
   }
 }

@@ -4,9 +4,10 @@
 // signed message is checked with verifySignedMessage under the noble backend (not the blst one
 // the workers use).
 import { describe, expect, it } from 'vitest';
-import { Aggregator, type AggregationRequest, type AggregationResult, type AggregatorOptions } from '../../src/aggregator/aggregator.js';
-import type { ResponseResult } from '../../src/aggregator/collection.js';
-import { AggregationError, OverloadedError, QuorumNotReachedError } from '../../src/aggregator/errors.js';
+import { Aggregator, type AggregationRequest, type AggregationResult, type AggregatorOptions, type ValidatorSets } from '../../src/aggregator/aggregator.js';
+import { REQUEST_CANCELLED, type ResponseResult } from '../../src/aggregator/collection.js';
+import { BlsWorkerPool } from '../../src/aggregator/worker-pool.js';
+import { DeadlineExceededError, OverloadedError, QuorumNotReachedError } from '../../src/aggregator/errors.js';
 import { SignatureCache } from '../../src/aggregator/signature-cache.js';
 import { requiredWeight } from '../../src/validators/quorum.js';
 import { verifySignedMessage } from '../../src/validators/verify.js';
@@ -16,6 +17,7 @@ import { parseSignedMessage } from '../../src/warp/signed-message.js';
 import {
   FakePeers,
   NETWORK_ID,
+  SUBNET,
   cancellingPair,
   fixedSets,
   message,
@@ -74,6 +76,11 @@ function expectValid(result: AggregationResult, quorum = 67, n: TestNetwork = ne
   return decodeSigners(signed.signers, n.set.validators.length).map((i) => n.set.validators[i]!.publicKeyHex);
 }
 
+/** The next turn of the event loop (after setImmediate callbacks queued now). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   try {
     await p;
@@ -93,6 +100,7 @@ describe('stopping at the target', () => {
     const result = await agg.aggregate(request());
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(peers.requests).toHaveLength(16);
+    await nextTurn(); // outstanding requests are cancelled after the answer
     expect(peers.aborted).toBe(slow.length);
     const signers = expectValid(result);
     for (const v of slow) expect(signers).not.toContain(v.pkHex);
@@ -131,6 +139,7 @@ describe('stopping at the target', () => {
     const result = await agg.aggregate(request());
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(expectValid(result)).not.toContain(byWeight(40));
+    await nextTurn();
     expect(peers.aborted).toBe(1);
   });
 });
@@ -192,8 +201,8 @@ describe('the deadline', () => {
       deadlineMs: 200,
     });
     const err = await rejection(agg.aggregate(request()));
-    expect(err).toBeInstanceOf(AggregationError);
-    expect((err as AggregationError).status).toBe(504);
+    expect(err).toBeInstanceOf(DeadlineExceededError);
+    expect((err as Error).message).toMatch(/deadline of 200 ms passed while the validator set was being read from the P-Chain/);
     expect(peers.requests).toHaveLength(0);
   });
 });
@@ -343,3 +352,104 @@ describe('sharing and limits', () => {
     expectValid(await agg.aggregate(request()));
   });
 });
+
+describe('answer first, cancel after', () => {
+  // 80 validators: the 40 heavy ones answer at once and make the quorum; the 40 light ones never
+  // answer, so 40 requests (in two groups of ABORT_GROUP) are outstanding when it succeeds.
+  const wide = testNetwork([...Array.from({ length: 40 }, () => 100), ...Array.from({ length: 40 }, () => 1)], 0, 'wide');
+
+  it('resolves before any outstanding request is cancelled, and cancels them all with one shared reason', async () => {
+    const light = wide.validators.filter((v) => v.weight === 1n);
+    const peers = peersWith(wide, light.map((v) => [v.pkHex, { kind: 'silent' }]));
+    const agg = aggregator(peers, { fanOut: { extraWeightPercent: 100 } }, wide);
+    let cancelledWhenAnswered = -1;
+    const result = await agg.aggregate(request()).then((r) => {
+      cancelledWhenAnswered = peers.aborted;
+      return r;
+    });
+    expectValid(result, 67, wide);
+    expect(peers.requests).toHaveLength(80);
+    expect(cancelledWhenAnswered).toBe(0);
+    await nextTurn();
+    expect(peers.aborted).toBe(light.length);
+    // One preallocated reason for every cancelled request: no Error (and stack) per request.
+    expect(new Set(peers.abortReasons).size).toBe(1);
+    expect(peers.abortReasons[0]).toBe(REQUEST_CANCELLED);
+  });
+});
+
+describe('the deadline bounds the whole aggregation', () => {
+  it('stops waiting for a validator set that never comes at the deadline, and frees the slot', async () => {
+    const peers = peersWith(net);
+    let seen: AbortSignal | undefined;
+    const never: ValidatorSets = {
+      // Honours the signal, as ValidatorSetCache does: rejects with its reason when it aborts.
+      get: (_s, _h, opts) =>
+        new Promise((_, reject) => {
+          seen = opts?.signal;
+          opts?.signal?.addEventListener('abort', () => reject(opts.signal!.reason as unknown), { once: true });
+        }),
+      signingSubnetFor: async () => SUBNET,
+    };
+    const agg = new Aggregator({ sets: never, peers, pool, cache: new SignatureCache(), deadlineMs: 300 });
+    const err = await settles(rejection(agg.aggregate(request())), 10_000);
+    expect(err).toBeInstanceOf(DeadlineExceededError);
+    expect((err as Error).message).toBe('the aggregation deadline of 300 ms passed while the validator set was being read from the P-Chain');
+    expect(seen?.aborted).toBe(true);
+    expect(agg.active).toBe(0);
+    expect(peers.requests).toHaveLength(0);
+  });
+
+  it('also when the signing subnet lookup (platform.validatedBy) never answers', async () => {
+    const peers = peersWith(net);
+    const sets = fixedSets(net);
+    const agg = new Aggregator({
+      sets: { get: sets.get, signingSubnetFor: () => new Promise<Uint8Array>(() => {}) },
+      peers,
+      pool,
+      cache: new SignatureCache(),
+      deadlineMs: 300,
+    });
+    const err = await settles(rejection(agg.aggregate(request())), 10_000);
+    expect((err as Error).message).toMatch(/deadline of 300 ms passed while the signing subnet was being read from the P-Chain \(platform\.validatedBy\)/);
+    expect(agg.active).toBe(0);
+  });
+
+  it('answers by the deadline even while the final check waits behind a busy worker pool', async () => {
+    const busy = new BlsWorkerPool({ backend: 'blst', threads: 1 });
+    await busy.warm();
+    try {
+      // Seconds of full signature verifications ahead of anything the aggregation queues.
+      const v = net.validators[0]!;
+      const msg = new TextEncoder().encode('backlog');
+      const sig = sign(v, msg);
+      const pk = net.set.validators[net.set.indexOf(v.pkHex)!]!.publicKey.bytes;
+      let backlogDone = false;
+      const backlog = Promise.all(
+        [1, 2].map(() => busy.verifyEach({ message: msg, sigs: Array.from({ length: 2000 }, () => sig), pks: Array.from({ length: 2000 }, () => pk) })),
+      ).then(() => {
+        backlogDone = true;
+      });
+      const peers = peersWith(net);
+      const agg = new Aggregator({ sets: fixedSets(net), peers, pool: busy, cache: new SignatureCache(), deadlineMs: 600, requestTimeoutMs: 500 });
+      const err = await rejection(agg.aggregate(request()));
+      const answeredBeforeBacklog = !backlogDone;
+      expect(err).toBeInstanceOf(DeadlineExceededError);
+      expect((err as Error).message).toMatch(/deadline of 600 ms passed while the collected signatures were being checked/);
+      expect(answeredBeforeBacklog).toBe(true);
+      expect(agg.active).toBe(0);
+      await backlog;
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
+/** Settles as `p` does, or fails after a generous `ms` (an event-driven wait, not a timing assertion). */
+function settles<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}

@@ -99,6 +99,8 @@ export class FakePeers implements PeerSource {
   readonly requests: string[] = [];
   readonly penalties: { pkHex: string; reason: string }[] = [];
   aborted = 0;
+  /** The reason each cancelled request was cancelled with, in order. */
+  readonly abortReasons: unknown[] = [];
   private readonly behaviours = new Map<string, Behaviour>();
 
   constructor(private readonly net: TestNetwork) {}
@@ -159,10 +161,12 @@ export class FakePeers implements PeerSource {
         timers.forEach(clearTimeout);
         opts.signal?.removeEventListener('abort', onAbort);
       };
+      // As the peer pool does: a cancelled request rejects with its signal's reason.
       const onAbort = (): void => {
         cleanup();
         this.aborted++;
-        reject(new PeerRequestError('aborted', pkHex, 'aborted'));
+        this.abortReasons.push(opts.signal?.reason);
+        reject(opts.signal?.reason instanceof PeerRequestError ? opts.signal.reason : new PeerRequestError('aborted', pkHex, 'aborted'));
       };
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener('abort', onAbort, { once: true });

@@ -87,7 +87,12 @@ describe('platform heights and validator sets', () => {
     expect(await result('platform.getValidatorsAt', { height: HEIGHTS.conversion - 1, subnetID })).toEqual({});
     const tooHigh = await rpc('platform.getValidatorsAt', { height: genesis.currentHeight + 1, subnetID });
     expect(tooHigh.error.code).toBe(-32000);
-    expect(tooHigh.error.message).toMatch(/unfinalized height/);
+    // avalanchego's text word for word (service.go GetValidatorsAt, validators/manager.go makeValidatorSet):
+    // warpgate reads the current height from it to answer the client.
+    const h = genesis.currentHeight + 1;
+    expect(tooHigh.error.message).toBe(
+      `failed to get validator set at ${h}: failed to fetch validator set at unfinalized height with SubnetID = ${subnetID}: current P-chain height (${genesis.currentHeight}) < requested P-Chain height (${h})`,
+    );
   });
 
   it('serves the legacy `{validators: {NodeID: weight}}` shape when asked', async () => {
@@ -154,7 +159,12 @@ describe('platform chains and subnets', () => {
     expect(await result('platform.validatedBy', { blockchainID })).toEqual({ subnetID });
     expect(await result('platform.validatedBy', { blockchainID: cb58Encode(genesis.cChainId) })).toEqual({ subnetID: '11111111111111111111111111111111LpoYY' });
     const unknown = await rpc('platform.validatedBy', { blockchainID: cb58Encode(sha256(new Uint8Array([1]))) });
-    expect(unknown.error.message).toMatch(/problem retrieving blockchain .*not found/);
+    expect(unknown.error.message).toBe(`problem retrieving blockchain "${cb58Encode(sha256(new Uint8Array([1])))}": not found`);
+    // avalanchego (manager.go GetSubnetID) tells an ID of another kind of transaction apart.
+    const notAChain = await rpc('platform.validatedBy', { blockchainID: subnetID });
+    expect(notAChain.error).toMatchObject({ code: -32000, message: `"${subnetID}" is not a blockchain` });
+    const tx = await rpc('platform.validatedBy', { blockchainID: genesis.l1ConversionTxId });
+    expect(tx.error.message).toBe(`"${genesis.l1ConversionTxId}" is not a blockchain`);
   });
 
   it('answers getSubnet with the conversion, and refuses the Primary Network', async () => {
@@ -168,6 +178,8 @@ describe('platform chains and subnets', () => {
     });
     expect((await rpc('platform.getSubnet', { subnetID: '11111111111111111111111111111111LpoYY' })).error.message).toBe("the primary network isn't a subnet");
     expect((await rpc('platform.getSubnet', { subnetID: cb58Encode(sha256(new Uint8Array([3]))) })).error.message).toBe('not found');
+    // state.go GetSubnetOwner: a transaction that is not a CreateSubnetTx.
+    expect((await rpc('platform.getSubnet', { subnetID: blockchainID })).error.message).toBe(`"${blockchainID}" is not a subnet`);
   });
 
   it('answers getBlockchainStatus', async () => {

@@ -125,6 +125,19 @@ describe('requests', () => {
     );
   });
 
+  it('rejects requests cancelled with a PeerRequestError reason with that very object (no new Error per request)', async () => {
+    const raw = await rawPeer(() => {});
+    const p = await connectedPool(raw.url);
+    const ctl = new AbortController();
+    const pending = Array.from({ length: 5 }, (_, i) =>
+      p.request(raw.pkHex, { message: message(`shared reason ${i}`).bytes, justification: noJustification }, { signal: ctl.signal }).catch((e: unknown) => e),
+    );
+    const reason = new PeerRequestError('aborted', '', 'the aggregation no longer needs this signature');
+    ctl.abort(reason);
+    for (const err of await Promise.all(pending)) expect(err).toBe(reason);
+    expect(p.stats().inFlight).toBe(0);
+  });
+
   it('fails outstanding requests promptly with disconnected when the peer drops mid-request', async () => {
     const raw = await rawPeer((f, r) => {
       if (f.type === 'sign') r.ws.terminate();

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PChainError } from '../../src/validators/errors.js';
+import { PChainError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError } from '../../src/validators/errors.js';
 import { PChainClient, type PChainCallEvent } from '../../src/validators/pchain-client.js';
 import { idToString, PRIMARY_NETWORK_ID } from '../../src/warp/cb58.js';
 import { bytesToHex, concatBytes, hexToBytes } from '../../src/warp/hex.js';
@@ -82,7 +82,8 @@ describe('PChainClient', () => {
     expect(events).toMatchObject([{ method: 'platform.getHeight', attempts: 3, error: 'unreachable' }]);
     expect(err.kind).toBe('unreachable');
     expect(err.httpStatus()).toBe(503);
-    expect(err.message).toMatch(/^P-Chain node call platform.getHeight failed: node unreachable at http:\/\/127\.0\.0\.1:\d+\/ext\/bc\/P: ECONNREFUSED \(3 attempts\)$/);
+    // The message reaches clients (503 bodies, /ready): it names the failure, never the node's URL.
+    expect(err.message).toBe('P-Chain node call platform.getHeight failed: node unreachable: ECONNREFUSED (3 attempts)');
   });
 
   it('retries a dropped connection and succeeds on the next attempt', async () => {
@@ -229,5 +230,116 @@ describe('PChainClient', () => {
     const client = new PChainClient({ nodeBaseUrl: s.url });
     const heights = await Promise.all(Array.from({ length: 50 }, () => client.getHeight()));
     expect(heights.every((h) => h === 9)).toBe(true);
+  });
+});
+
+/** Settles as `p` does, or fails the test after a generous `ms` (an event-driven wait, not a timing assertion). */
+function settlesWithin<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+async function waitUntil(what: string, probe: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('PChainClient under a caller deadline (AbortSignal)', () => {
+  it('ends the attempt under way when the caller aborts, and rejects with the caller’s reason, no retry', async () => {
+    let seen!: () => void;
+    const called = new Promise<void>((r) => (seen = r));
+    const s = await serve(() => {
+      seen();
+      return { hang: true };
+    });
+    const events: PChainCallEvent[] = [];
+    // The node's own timeout is far away: only the caller's signal can end this call.
+    const client = new PChainClient({ nodeBaseUrl: s.url, timeoutMs: 120_000, retries: 2, observe: (e) => events.push(e) });
+    const ctl = new AbortController();
+    const reason = new Error('the caller’s deadline');
+    const pending = client.getValidatorsAt(5, SUBNET, { signal: ctl.signal }).then(
+      () => 'resolved',
+      (err: unknown) => err,
+    );
+    await called;
+    await waitUntil('the stub to hold the request', () => s.holding === 1);
+    ctl.abort(reason);
+    expect(await settlesWithin(pending, 10_000, 'the aborted call')).toBe(reason);
+    expect(s.calls).toHaveLength(1);
+    expect(events).toMatchObject([{ method: 'platform.getValidatorsAt', attempts: 1, error: 'aborted' }]);
+    // The request to the node is abandoned too: its connection is released.
+    await waitUntil('the held request to be released', () => s.holding === 0);
+  });
+
+  it('stops in the backoff between retries when the caller aborts', async () => {
+    let seen!: () => void;
+    const dropped = new Promise<void>((r) => (seen = r));
+    const s = await serve(() => {
+      seen();
+      return { drop: true };
+    });
+    // A long backoff: without the signal the next attempt would come much later.
+    const client = new PChainClient({ nodeBaseUrl: s.url, retries: 5, backoffBaseMs: 60_000, backoffMaxMs: 60_000 });
+    const ctl = new AbortController();
+    const pending = client.getHeight({ signal: ctl.signal }).then(
+      () => 'resolved',
+      (err: unknown) => err,
+    );
+    await dropped;
+    await new Promise((r) => setTimeout(r, 20)); // into the backoff
+    const reason = new Error('deadline');
+    ctl.abort(reason);
+    expect(await settlesWithin(pending, 10_000, 'the call in its backoff')).toBe(reason);
+    expect(s.calls).toHaveLength(1);
+  });
+
+  it('does not call the node at all for an already aborted signal', async () => {
+    const s = await serve(() => ({ result: { height: '1' } }));
+    const reason = new Error('too late');
+    await expect(new PChainClient({ nodeBaseUrl: s.url }).getHeight({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(s.calls).toHaveLength(0);
+  });
+});
+
+describe('avalanchego answers that name a client mistake become typed errors', () => {
+  it('getValidatorsAt above the tip → UnfinalizedHeightError with the node’s current height', async () => {
+    const subnet = idToString(SUBNET);
+    const s = await serve(({ params }) => ({
+      error: {
+        code: -32000,
+        message: `failed to get validator set at ${String(params.height)}: failed to fetch validator set at unfinalized height with SubnetID = ${subnet}: current P-chain height (136) < requested P-Chain height (${String(params.height)})`,
+      },
+    }));
+    const err = await new PChainClient({ nodeBaseUrl: s.url }).getValidatorsAt(999, SUBNET).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnfinalizedHeightError);
+    expect(err).toMatchObject({ height: 999, currentHeight: 136 });
+    expect((err as Error).message).toBe('999 is above the current P-Chain height 136: there is no validator set at that height yet');
+  });
+
+  it('validatedBy of an unknown chain, or of a transaction that is not a chain → UnknownChainError', async () => {
+    const chain = idToString(CHAIN);
+    for (const message of [`problem retrieving blockchain "${chain}": not found`, `"${chain}" is not a blockchain`]) {
+      const s = await serve(() => ({ error: { code: -32000, message } }));
+      const err = await new PChainClient({ nodeBaseUrl: s.url }).validatedBy(CHAIN).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnknownChainError);
+      expect((err as Error).message).toBe(`source chain ${chain} is not a blockchain the P-Chain knows`);
+      await s.close();
+      server = undefined;
+    }
+  });
+
+  it('getSubnet of an unknown subnet → UnknownSubnetError; other errors stay PChainErrors', async () => {
+    const s = await serve(({ params }) => ({ error: { code: -32000, message: params.subnetID === idToString(SUBNET) ? 'not found' : 'database closed' } }));
+    const client = new PChainClient({ nodeBaseUrl: s.url });
+    expect(await client.getSubnet(SUBNET).catch((e: unknown) => e)).toBeInstanceOf(UnknownSubnetError);
+    const other = await rejection(client.getSubnet(CHAIN));
+    expect(other.kind).toBe('rpc');
+    expect(other).not.toBeInstanceOf(UnknownSubnetError);
   });
 });

@@ -23,11 +23,14 @@ export interface RpcServer {
   /** Base URL of the "node" (the client appends /ext/bc/P). */
   url: string;
   calls: RpcCall[];
+  /** Requests answered with a hang whose connection is still open (the client has not given up). */
+  readonly holding: number;
   close(): Promise<void>;
 }
 
 export async function startRpcServer(handle: (call: RpcCall, index: number) => Reply | Promise<Reply>): Promise<RpcServer> {
   const calls: RpcCall[] = [];
+  let holding = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -41,7 +44,11 @@ export async function startRpcServer(handle: (call: RpcCall, index: number) => R
         const call = { method: body.method, params: body.params ?? {} };
         calls.push(call);
         const reply = await handle(call, calls.length - 1);
-        if ('hang' in reply) return;
+        if ('hang' in reply) {
+          holding++;
+          res.on('close', () => holding--);
+          return;
+        }
         if ('drop' in reply) {
           req.socket.destroy();
           return;
@@ -70,6 +77,9 @@ export async function startRpcServer(handle: (call: RpcCall, index: number) => R
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    get holding() {
+      return holding;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

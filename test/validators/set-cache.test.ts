@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadBackend } from '../../src/bls/index.js';
 import type { ValidatorEntry } from '../../src/validators/canonical-set.js';
-import { PChainError } from '../../src/validators/errors.js';
+import { LookbackExceededError, PChainError, UnknownSubnetError } from '../../src/validators/errors.js';
 import { PChainClient } from '../../src/validators/pchain-client.js';
 import { ValidatorSetCache, type ValidatorSetSource } from '../../src/validators/set-cache.js';
 import { idToString, P_CHAIN_ID, PRIMARY_NETWORK_ID } from '../../src/warp/cb58.js';
@@ -30,23 +30,50 @@ class FakeSource implements ValidatorSetSource {
     this.gate = undefined;
   }
 
-  private async answer<T>(call: string, value: T): Promise<T> {
+  /** The signal each call came with, in call order. */
+  signals: (AbortSignal | undefined)[] = [];
+  /** What getHeight answers. */
+  height = 10_000;
+  /** Entries getValidatorsAt and getCurrentValidators answer. */
+  entries: () => ValidatorEntry[] = fixtureEntries;
+  /** Subnets getSubnet does not know. */
+  unknownSubnets = new Set<string>();
+
+  private async answer<T>(call: string, value: T, signal?: AbortSignal): Promise<T> {
     this.calls.push(call);
-    if (this.gate) await this.gate;
+    this.signals.push(signal);
+    if (this.gate) {
+      // Like the real client: a held call ends when its signal aborts.
+      await new Promise<void>((resolve, reject) => {
+        void this.gate!.then(resolve);
+        signal?.addEventListener('abort', () => reject(signal.reason as unknown), { once: true });
+      });
+    }
     if (this.fail) throw new PChainError(call.split(':')[0]!, 'unreachable', 'node unreachable');
     return value;
   }
 
-  getCurrentValidators(subnetId: Uint8Array): Promise<ValidatorEntry[]> {
-    return this.answer(`platform.getCurrentValidators:${idToString(subnetId)}`, fixtureEntries());
+  getCurrentValidators(subnetId: Uint8Array, opts: { signal?: AbortSignal } = {}): Promise<ValidatorEntry[]> {
+    return this.answer(`platform.getCurrentValidators:${idToString(subnetId)}`, this.entries(), opts.signal);
   }
 
-  getValidatorsAt(height: number | 'proposed', subnetId: Uint8Array): Promise<ValidatorEntry[]> {
-    return this.answer(`platform.getValidatorsAt:${idToString(subnetId)}:${height}`, fixtureEntries());
+  getValidatorsAt(height: number | 'proposed', subnetId: Uint8Array, opts: { signal?: AbortSignal } = {}): Promise<ValidatorEntry[]> {
+    return this.answer(`platform.getValidatorsAt:${idToString(subnetId)}:${height}`, this.entries(), opts.signal);
   }
 
-  validatedBy(): Promise<Uint8Array> {
-    return this.answer('platform.validatedBy', Uint8Array.from(SUBNET));
+  validatedBy(_chain: Uint8Array, opts: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+    return this.answer('platform.validatedBy', Uint8Array.from(SUBNET), opts.signal);
+  }
+
+  getHeight(opts: { signal?: AbortSignal } = {}): Promise<number> {
+    return this.answer('platform.getHeight', this.height, opts.signal);
+  }
+
+  async getSubnet(subnetId: Uint8Array, opts: { signal?: AbortSignal } = {}): Promise<unknown> {
+    const id = idToString(subnetId);
+    await this.answer(`platform.getSubnet:${id}`, {}, opts.signal);
+    if (this.unknownSubnets.has(id)) throw new UnknownSubnetError(id, 'not found');
+    return {};
   }
 }
 
@@ -210,5 +237,156 @@ describe('ValidatorSetCache over a real node connection', () => {
       expect(set.totalWeight).toBe(650n);
       expect(set.validators.map((v) => v.publicKeyHex)).toEqual(vector.canonical.map((c) => c.publicKey));
     }
+  });
+});
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+async function outcome(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    (v) => ({ resolved: v }),
+    (err: unknown) => err,
+  );
+}
+
+describe('ValidatorSetCache under callers’ deadlines', () => {
+  it('a caller whose signal aborts stops waiting at once; the shared fetch goes on for the others', async () => {
+    const source = new FakeSource();
+    const cache = new ValidatorSetCache({ client: source, bls });
+    source.hold();
+    const early = new AbortController();
+    const late = new AbortController();
+    const first = outcome(cache.get(SUBNET, 77, { signal: early.signal }));
+    const second = cache.get(SUBNET, 77, { signal: late.signal });
+    await tick();
+    const reason = new Error('first caller’s deadline');
+    early.abort(reason);
+    expect(await first).toBe(reason);
+    // One fetch for both, and it was not cancelled by the first caller leaving.
+    expect(source.calls).toEqual([`platform.getValidatorsAt:${idToString(SUBNET)}:77`]);
+    expect(source.signals[0]!.aborted).toBe(false);
+    source.release();
+    expect((await second).totalWeight).toBe(650n);
+    // A third caller is served from the cache.
+    await cache.get(SUBNET, 77);
+    expect(source.calls).toHaveLength(1);
+  });
+
+  it('a fetch every caller has left goes on to its end, and the set it reads serves the retry', async () => {
+    const source = new FakeSource();
+    const cache = new ValidatorSetCache({ client: source, bls });
+    source.hold();
+    const ctl = new AbortController();
+    const gaveUp = outcome(cache.get(SUBNET, 78, { signal: ctl.signal }));
+    await tick();
+    ctl.abort(new Error('deadline'));
+    await gaveUp;
+    expect(source.signals[0]!.aborted).toBe(false);
+    source.release();
+    await tick();
+    // The retry is served from the cache: the slow answer was not thrown away.
+    expect((await cache.get(SUBNET, 78)).totalWeight).toBe(650n);
+    expect(source.calls).toHaveLength(1);
+  });
+
+  it('but at most maxEntries of them at once: past that, a fetch nobody waits for is cancelled', async () => {
+    const source = new FakeSource();
+    const cache = new ValidatorSetCache({ client: source, bls, maxEntries: 1 });
+    source.hold();
+    const a = new AbortController();
+    const b = new AbortController();
+    const pa = outcome(cache.get(SUBNET, 80, { signal: a.signal }));
+    const pb = outcome(cache.get(SUBNET, 81, { signal: b.signal }));
+    await tick();
+    a.abort(new Error('a'));
+    await pa;
+    b.abort(new Error('b'));
+    await pb;
+    expect(source.signals.map((s) => s!.aborted)).toEqual([false, true]);
+    // A caller arriving after the cancellation starts a fresh fetch rather than joining a dead one.
+    source.release();
+    expect((await cache.get(SUBNET, 81)).totalWeight).toBe(650n);
+    expect(source.calls).toHaveLength(3);
+  });
+
+  it('signingSubnetFor: a caller leaves at its deadline, the lookup still serves the next one', async () => {
+    const source = new FakeSource();
+    const cache = new ValidatorSetCache({ client: source, bls });
+    source.hold();
+    const ctl = new AbortController();
+    const leaving = outcome(cache.signingSubnetFor(CHAIN, { signal: ctl.signal }));
+    const staying = cache.signingSubnetFor(CHAIN);
+    await tick();
+    const reason = new Error('deadline');
+    ctl.abort(reason);
+    expect(await leaving).toBe(reason);
+    source.release();
+    expect(await staying).toEqual(SUBNET);
+    expect(source.calls).toEqual(['platform.validatedBy']);
+  });
+});
+
+describe('ValidatorSetCache lookback bound (validatorSets.maxLookback)', () => {
+  it('refuses a client’s height more than maxLookback below the current one, before asking the node for the set', async () => {
+    const source = new FakeSource();
+    source.height = 10_000;
+    const cache = new ValidatorSetCache({ client: source, bls, maxLookback: 1000 });
+    const err = await outcome(cache.get(SUBNET, 8_999, { chosenByClient: true }));
+    expect(err).toBeInstanceOf(LookbackExceededError);
+    expect(err).toMatchObject({ height: 8_999, currentHeight: 10_000, maxLookback: 1000 });
+    expect((err as Error).message).toBe(
+      '8999 is more than 1000 heights below the current P-Chain height 10000; this service reads validator sets back to height 9000 (0 asks for the current set)',
+    );
+    expect(source.calls).toEqual(['platform.getHeight']);
+    // At the bound it is served; the current height is remembered, not asked again.
+    expect((await cache.get(SUBNET, 9_000, { chosenByClient: true })).totalWeight).toBe(650n);
+    expect(source.calls).toEqual(['platform.getHeight', `platform.getValidatorsAt:${idToString(SUBNET)}:9000`]);
+  });
+
+  it('does not refuse heights the service chooses itself, nor the current set; 0 turns the bound off', async () => {
+    const source = new FakeSource();
+    source.height = 10_000;
+    const bounded = new ValidatorSetCache({ client: source, bls, maxLookback: 1000 });
+    await bounded.get(SUBNET, 5);
+    await bounded.get(SUBNET, 0, { chosenByClient: true });
+    expect(source.calls.some((c) => c === 'platform.getHeight')).toBe(false);
+    const unbounded = new ValidatorSetCache({ client: source, bls, maxLookback: 0 });
+    await unbounded.get(SUBNET, 6, { chosenByClient: true });
+    expect(source.calls.some((c) => c === 'platform.getHeight')).toBe(false);
+  });
+
+  it('keeps the current height like the current set: fresh for the TTL, then refreshed', async () => {
+    let now = 0;
+    const source = new FakeSource();
+    const cache = new ValidatorSetCache({ client: source, bls, maxLookback: 10, currentTtlMs: 1000, currentMaxStaleMs: 1000, now: () => now });
+    source.height = 100;
+    await cache.get(SUBNET, 95, { chosenByClient: true });
+    source.height = 200;
+    await cache.get(SUBNET, 96, { chosenByClient: true }); // still 100 as far as the cache knows
+    expect(source.calls.filter((c) => c === 'platform.getHeight')).toHaveLength(1);
+    now += 1001;
+    await expect(cache.get(SUBNET, 97, { chosenByClient: true })).rejects.toBeInstanceOf(LookbackExceededError);
+    expect(source.calls.filter((c) => c === 'platform.getHeight')).toHaveLength(2);
+  });
+});
+
+describe('ValidatorSetCache: an empty answer', () => {
+  it('for a subnet the P-Chain does not know is an UnknownSubnetError, and is not cached', async () => {
+    const source = new FakeSource();
+    source.entries = () => [];
+    source.unknownSubnets.add(idToString(SUBNET));
+    const cache = new ValidatorSetCache({ client: source, bls });
+    await expect(cache.get(SUBNET, 0)).rejects.toBeInstanceOf(UnknownSubnetError);
+    await expect(cache.get(SUBNET, 12)).rejects.toBeInstanceOf(UnknownSubnetError);
+    expect(cache.size).toBe(0);
+  });
+
+  it('for a known subnet without validators at that height is an empty set', async () => {
+    const source = new FakeSource();
+    source.entries = () => [];
+    const cache = new ValidatorSetCache({ client: source, bls });
+    const set = await cache.get(SUBNET, 3);
+    expect(set.validators).toHaveLength(0);
+    expect(source.calls).toEqual([`platform.getValidatorsAt:${idToString(SUBNET)}:3`, `platform.getSubnet:${idToString(SUBNET)}`]);
   });
 });
