@@ -123,7 +123,8 @@ export async function serveRpc(gw: Gateway, ep: RpcEndpoint, req: Request, res: 
     body = await readRequestBody(req, PROXY_DEFAULTS.maxRequestBytes, gw.options.timeoutMs);
   } catch (err) {
     if (!(err instanceof RequestBodyError)) throw err;
-    return answerError(err.status, null, { code: -32600, message: err.message }, { connection: 'close' });
+    const headers: Record<string, string> = err.status === 415 ? { connection: 'close', 'accept-encoding': 'identity' } : { connection: 'close' };
+    return answerError(err.status, null, { code: -32600, message: err.message }, headers);
   }
   const parsed = parseRpcBody(body);
   if (parsed.kind === 'unparseable') return answerError(200, null, d.parseError(parsed.detail));

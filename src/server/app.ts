@@ -14,6 +14,7 @@ import { dataApiError } from '../proxy/error-shapes.js';
 import type { Config } from '../config/config.js';
 import type { Metrics } from './metrics.js';
 import { BadRequestError, HttpError } from './http-errors.js';
+import { bodyParserProblem } from './body-errors.js';
 import {
   GLACIER_FIELDS,
   ICM_FIELDS,
@@ -50,10 +51,8 @@ export function classifyError(err: unknown): { status: number; message: string; 
   if (err instanceof AggregationError) return { status: err.status, message: err.message, headers: {}, expected: true };
   if (err instanceof PChainError) return { status: err.httpStatus(), message: err.message, headers: {}, expected: true };
   if (err instanceof WorkerPoolBusyError) return { status: 503, message: 'the service is overloaded; retry shortly', headers: { 'retry-after': '1' }, expected: true };
-  const e = err as { type?: string; status?: number } | undefined;
-  if (e?.type === 'entity.too.large') return { status: 413, message: 'request body is larger than the limit', headers: {}, expected: true };
-  if (e?.type === 'entity.parse.failed') return { status: 400, message: 'body: malformed JSON', headers: {}, expected: true };
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return { status: 415, message: 'unsupported body encoding', headers: {}, expected: true };
+  const body = bodyParserProblem(err);
+  if (body) return { status: body.status, message: body.message, headers: {}, expected: true };
   return { status: 500, message: 'internal error', headers: {}, expected: false };
 }
 

@@ -243,6 +243,22 @@ describe('HTTP-level answers', () => {
   });
 
   test.each([
+    ['/ext/bc/P', 'gzip'],
+    ['/ext/bc/C/rpc', 'br'],
+    ['/ext/info', 'x-made-up'],
+  ])('POST %s with content-encoding %s → 415 saying to send it uncompressed, nothing upstream', async (path, encoding) => {
+    const { gzipSync } = await import('node:zlib');
+    const a = await call(app.url, 'POST', path, {
+      headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+      body: gzipSync(JSON.stringify(c('platform.getBlock'))),
+    });
+    expect(a.status).toBe(415);
+    expect(a.headers['accept-encoding']).toBe('identity');
+    expect(a.json().error).toMatchObject({ code: -32600, message: 'content-encoding is not supported here; send the body uncompressed' });
+    expect(up.requests).toHaveLength(0);
+  });
+
+  test.each([
     ['/ext/bc/not-an-id/rpc', 'a cb58 blockchain id or the alias C'],
     ['/ext/bc/C/validators', 'a cb58 blockchain id'],
     ['/ext/bc/C', 'a cb58 blockchain id'],
