@@ -118,11 +118,17 @@ export function toAggregationRequest(parsed: ParsedBody, names: FieldNames, mess
   };
 }
 
-const NETWORK_IDS: Record<string, number> = { mainnet: 1, fuji: 5, testnet: 5 };
+// A Map, not an object literal: a path value such as `constructor` or `__proto__` must name no
+// network rather than an inherited property of Object.prototype.
+const NETWORK_IDS: ReadonlyMap<string, number> = new Map([
+  ['mainnet', 1],
+  ['fuji', 5],
+  ['testnet', 5],
+]);
 
 /** The `{network}` path value must name the message's network (a configured local network answers on any). */
 export function checkNetwork(network: string, messageNetworkId: number, localNetworkId: number | null): void {
-  const expected = NETWORK_IDS[network];
+  const expected = NETWORK_IDS.get(network);
   if (expected === undefined) throw new BadRequestError('network', `must be mainnet, fuji or testnet, got '${network}'`);
   if (messageNetworkId === expected) return;
   if (localNetworkId !== null && messageNetworkId === localNetworkId) return;
@@ -130,5 +136,5 @@ export function checkNetwork(network: string, messageNetworkId: number, localNet
 }
 
 export function networkIdOf(network: string): number | undefined {
-  return NETWORK_IDS[network];
+  return NETWORK_IDS.get(network);
 }

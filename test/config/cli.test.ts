@@ -49,3 +49,21 @@ describe('warpgate serve with an invalid config', () => {
     expect(stderr).toBe(`config: config file ${missing} cannot be read (ENOENT)\n`);
   });
 });
+
+describe('names given on the command line are looked up as own keys only', () => {
+  it('a command named after an Object.prototype property is an unknown command', async () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      const { code, stderr } = await run([name], cleanEnv());
+      expect(code).toBe(1);
+      expect(stderr.split('\n')[0]).toBe(`warpgate: unknown command '${name}'`);
+    }
+  });
+
+  it('an option named after one is an unknown option (exit 2)', async () => {
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
+      const { code, stderr } = await run(['decode', `--${name}`, 'x'], cleanEnv());
+      expect(code).toBe(2);
+      expect(stderr).toBe(`warpgate: decode: unknown option --${name}\n`);
+    }
+  });
+});
