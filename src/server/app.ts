@@ -18,12 +18,14 @@ import { bodyParserProblem } from './body-errors.js';
 import {
   GLACIER_FIELDS,
   ICM_FIELDS,
-  checkNetwork,
+  checkMessageNetwork,
   networkIdOf,
   parseAggregationBody,
+  requireNetwork,
   toAggregationRequest,
   type FieldNames,
   type ParsedBody,
+  type ServedNetwork,
 } from './aggregation-request.js';
 
 /** Builds the message from a justification alone, or from a P-Chain transaction (the L1 messages issue). */
@@ -40,6 +42,8 @@ export interface AppDeps {
   readiness: () => Promise<{ ready: boolean; reasons: string[]; subnets: unknown[] }>;
   proxyRouter?: Router;
   l1?: L1MessageBuilder;
+  /** The node's network ID (info.getNetworkID); absent when no node is configured. */
+  nodeNetworkId?: () => Promise<number>;
 }
 
 type Dialect = 'glacier' | 'icm';
@@ -130,9 +134,12 @@ export function createApp(deps: AppDeps): express.Express {
 
   const json = express.json({ limit: config.limits.bodyBytes, type: () => true, strict: false });
 
+  const served: ServedNetwork = { localNetworkId: config.localNetworkId, nodeNetworkId: deps.nodeNetworkId };
+
   const aggregate = async (req: Request, dialect: Dialect, names: FieldNames): Promise<Uint8Array> => {
-    const parsed = parseAggregationBody(req.body, names);
     const network = dialect === 'glacier' ? String(req.params.network) : undefined;
+    if (network !== undefined) requireNetwork(network);
+    const parsed = parseAggregationBody(req.body, names);
     let request: AggregationRequest | null = null;
     if (parsed.messageHex !== undefined) {
       request = toAggregationRequest(parsed, names, parsed.messageHex);
@@ -142,7 +149,7 @@ export function createApp(deps: AppDeps): express.Express {
     if (!request) {
       throw new BadRequestError(names.message, `is required: the ${names.justification} given does not determine a message (only a subnet ID or an L1ValidatorRegistrationJustification does)`);
     }
-    if (network !== undefined) checkNetwork(network, request.message.networkId, config.localNetworkId);
+    await checkMessageNetwork(request.message.networkId, served, network);
     const result = await aggregator.aggregate(request);
     return result.signedMessage;
   };
@@ -161,7 +168,7 @@ export function createApp(deps: AppDeps): express.Express {
       if (!deps.l1) throw new HttpError(404, 'P-Chain transaction messages are not served here');
       const network = String(req.params.network);
       const request = await deps.l1.fromTransaction(network, String(req.params.txHash), req.query as Record<string, unknown>);
-      checkNetwork(network, request.message.networkId, config.localNetworkId);
+      await checkMessageNetwork(request.message.networkId, served, network);
       const result = await aggregator.aggregate(request);
       res.status(201).json({ signedMessage: bytesToHex(result.signedMessage) });
     } catch (err) {

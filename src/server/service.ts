@@ -20,6 +20,7 @@ import { redactConfig } from '../config/config.js';
 import { createApp, type L1MessageBuilder } from './app.js';
 import { HttpError } from './http-errors.js';
 import { Metrics } from './metrics.js';
+import { nodeNetworkId } from './node-network.js';
 import { createLogger } from './logger.js';
 import { Readiness } from './readiness.js';
 import { ShutdownGate } from './shutdown-gate.js';
@@ -155,6 +156,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     readiness,
     proxyRouter: proxy.router,
     l1: pchain && opts.l1 ? opts.l1({ pchain, sets }) : undefined,
+    nodeNetworkId: config.upstreams.node ? nodeNetworkId(config.upstreams.node) : undefined,
   });
   const gate = new ShutdownGate();
   const server = createServer(gate.wrap(app));
