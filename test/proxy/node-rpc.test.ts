@@ -60,7 +60,8 @@ describe('forwarding', () => {
     expect(seen.method).toBe('POST');
     expect(seen.url).toBe(path);
     expect(seen.headers['content-type']).toBe('application/json');
-    expect(seen.headers['x-glacier-api-key']).toBe('node-key');
+    // The key is a Data API credential: it never goes to the node (test/proxy/api-keys.test.ts).
+    expect(seen.headers['x-glacier-api-key']).toBeUndefined();
     expect(seen.headers['user-agent']).toBe('ua/1');
   });
 
