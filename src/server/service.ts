@@ -16,7 +16,7 @@ import { PeerPool } from '../peers/pool.js';
 import { PEER_AUTH_DST } from '../peers/auth.js';
 import { createProxyRouter } from '../proxy/index.js';
 import type { Config } from '../config/config.js';
-import { redactConfig } from '../config/config.js';
+import { ConfigError, redactConfig } from '../config/config.js';
 import { createApp, type L1MessageBuilder } from './app.js';
 import { HttpError } from './http-errors.js';
 import { Metrics } from './metrics.js';
@@ -44,6 +44,30 @@ export interface ServiceOptions {
   strategy?: Strategy;
   /** Builds P-Chain L1 messages (GET …/aggregateSignatures/{txHash}, justification-only POSTs). */
   l1?: (deps: { pchain: PChainClient; sets: ValidatorSets }) => L1MessageBuilder;
+}
+
+/**
+ * A listen failure the configuration caused (a port in use or privileged, a host that is not an
+ * address of this machine or does not resolve) as the ConfigError it is; anything else as is.
+ */
+function listenProblem(err: unknown, config: Config): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const at = `${config.host}:${config.port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new ConfigError([`port: ${at} is already in use (EADDRINUSE)`]);
+    case 'EACCES':
+      return new ConfigError([`port: this process may not listen on ${at} (EACCES; ports below 1024 need privileges)`]);
+    case 'EADDRNOTAVAIL':
+      return new ConfigError([`host: '${config.host}' is not an address of this machine (EADDRNOTAVAIL)`]);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return new ConfigError([`host: '${config.host}' does not resolve to an address (${code})`]);
+    default:
+      return err;
+  }
 }
 
 class NoNodeConfigured implements ValidatorSets {
@@ -176,9 +200,16 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   } catch (err) {
     // A port in use must end the process, not leave worker threads and upstream sockets alive.
     await Promise.allSettled([peers.close(), proxy.close(), pool.close()]);
+    throw listenProblem(err, config);
+  }
+  try {
+    peers.start();
+  } catch (err) {
+    // Nothing may stay listening or running behind a failed start.
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.allSettled([peers.close(), proxy.close(), pool.close()]);
     throw err;
   }
-  peers.start();
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
