@@ -46,6 +46,11 @@ export interface ServiceOptions {
   l1?: (deps: { pchain: PChainClient; sets: ValidatorSets }) => L1MessageBuilder;
 }
 
+/** How often the server looks for requests past limits.headersTimeoutMs or limits.requestTimeoutMs. */
+export function timeoutCheckIntervalMs(limits: Config['limits']): number {
+  return Math.min(1000, Math.max(50, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10)));
+}
+
 /**
  * A listen failure the configuration caused (a port in use or privileged, a host that is not an
  * address of this machine or does not resolve) as the ConfigError it is; anything else as is.
@@ -183,7 +188,10 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     nodeNetworkId: config.upstreams.node ? nodeNetworkId(config.upstreams.node) : undefined,
   });
   const gate = new ShutdownGate();
-  const server = createServer(gate.wrap(app));
+  // Node checks the headers and request timeouts only every connectionsCheckingInterval (30 s by
+  // default), so a slow client would be cut up to 30 s late. Checking every second (a tenth of a
+  // shorter limit) keeps each limit within a second of what is configured.
+  const server = createServer({ connectionsCheckingInterval: timeoutCheckIntervalMs(config.limits) }, gate.wrap(app));
   server.headersTimeout = config.limits.headersTimeoutMs;
   server.requestTimeout = config.limits.requestTimeoutMs;
   server.keepAliveTimeout = config.limits.keepAliveTimeoutMs;
