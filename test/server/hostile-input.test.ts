@@ -111,6 +111,13 @@ describe('request bodies whose content-encoding does not hold', () => {
       expect(errorMessage(dialect, a, 415)).toMatch(/^body: charset 'koi8-r'/);
     });
 
+    it(`${dialect}: a small compressed body over limits.bodyBytes once decoded is a 413`, async () => {
+      const bomb = gzipSync(JSON.stringify({ message: '00'.repeat(devnet.config.limits.bodyBytes) }));
+      expect(bomb.length).toBeLessThan(devnet.config.limits.bodyBytes / 100);
+      const a = await send(devnet.info.url, path(dialect), bomb, { 'content-encoding': 'gzip' });
+      expect(errorMessage(dialect, a, 413)).toBe('request body is larger than the limit');
+    });
+
     it(`${dialect}: bodies that do decode are served`, async () => {
       const ok = dialect === 'glacier' ? 201 : 200;
       for (const [encoding, encode] of [
