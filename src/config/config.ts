@@ -140,7 +140,6 @@ function checkUrl(value: unknown, protocols: readonly string[], fail: (why: stri
   if (!allow.query && (url.search !== '' || url.href.includes('?'))) return fail('must not have a query string (?…): requests add their own path and query to this base URL');
   if (!allow.credentials && (url.username !== '' || url.password !== '')) return fail('must not carry credentials (user:password@): the node is called without them');
   if (url.port === '0') return fail('port 0 is not a port to connect to');
-  if (url.hostname === '') return fail(`'${value}' has no host`);
   return url.href.replace(/\/+$/, '');
 }
 
