@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage());
     return name === undefined ? 1 : 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     process.stderr.write(`warpgate: unknown command '${name}'\n${usage()}`);
     return 1;

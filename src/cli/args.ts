@@ -41,7 +41,8 @@ export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, comm
       if (!long) throw new UsageError(`${command}: unknown option ${arg}`);
       name = long;
     }
-    const s = spec[name];
+    // Own keys only: `--constructor` or `--__proto__` is an unknown option, not Object.prototype's.
+    const s = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (!s) throw new UsageError(`${command}: unknown option --${name}`);
     if (s.type === 'boolean') {
       if (inline !== undefined) throw new UsageError(`${command}: --${name} takes no value`);

@@ -25,7 +25,8 @@ export async function run(argv: string[]): Promise<number> {
     const logger = createLogger(base.logLevel);
     const signalled = firstShutdownSignal();
     logger.info('no config file given (--config or WARPGATE_CONFIG): serving an embedded devnet');
-    const devnet = await startDevnet({ port: base.port, host: base.host, logger });
+    const devnet = await reportConfigProblems(startDevnet({ port: base.port, host: base.host, logger }));
+    if (!devnet) return 2;
     process.stderr.write(describe(devnet));
     await signalled;
     await devnet.close();
@@ -34,10 +35,22 @@ export async function run(argv: string[]): Promise<number> {
   const config = loadOrReport({ file, overrides: { port } });
   if (!config) return 2;
   const signalled = firstShutdownSignal();
-  const service = await startService(config, { l1: l1MessageBuilder });
+  const service = await reportConfigProblems(startService(config, { l1: l1MessageBuilder }));
+  if (!service) return 2;
   await signalled;
   await service.close();
   return 0;
+}
+
+/** What `starting` resolves to, or undefined after printing the problems of a ConfigError it threw (a port in use, say). */
+async function reportConfigProblems<T>(starting: Promise<T>): Promise<T | undefined> {
+  try {
+    return await starting;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    for (const p of err.problems) process.stderr.write(`config: ${p}\n`);
+    return undefined;
+  }
 }
 
 /** The config, or undefined after printing one line per problem (the caller exits 2). */

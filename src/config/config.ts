@@ -2,6 +2,7 @@
 // then WARPGATE_* environment variables. Every problem is collected, so an operator fixes them
 // all in one go; the CLI prints one line per problem and exits 2.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { cb58IdProblem } from './cb58-check.js';
 import { SCHEMA, envName, type KeySpec } from './schema.js';
 
@@ -82,14 +83,17 @@ function checkValue(key: string, spec: KeySpec, raw: unknown, source: Source, pr
     case 'string':
       if (typeof value !== 'string' || value === '') return fail('must be a non-empty string');
       if (t.enum && !t.enum.includes(value)) return fail(`must be one of ${t.enum.join(', ')}, got '${value}'`);
-      return value;
+      {
+        const problem = STRING_RULES.get(key)?.(value);
+        return problem === undefined ? value : fail(problem);
+      }
     case 'optionalSecret':
       if (value === null) return null;
       return typeof value === 'string' && value !== '' ? value : fail('must be a non-empty string or null');
     case 'url':
     case 'optionalUrl':
       if (value === null && t.kind === 'optionalUrl') return null;
-      return checkUrl(value, t.protocols, fail);
+      return checkUrl(value, t.protocols, fail, { query: false, credentials: !NO_CREDENTIALS.has(key) });
     case 'stringList':
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v !== '')) return fail('must be a list of non-empty strings');
       return value;
@@ -111,10 +115,15 @@ function checkValue(key: string, spec: KeySpec, raw: unknown, source: Source, pr
         const url = p && typeof p === 'object' ? (p as { url?: unknown }).url : undefined;
         const extra = p && typeof p === 'object' ? Object.keys(p).filter((k) => k !== 'url') : [];
         if (extra.length > 0) problems.push(`${where}[${i}]: unknown key '${extra[0]}'`);
-        const ok = checkUrl(url, ['ws:', 'wss:'], (why) => {
-          problems.push(`${where}[${i}].url: ${why}`);
-          return undefined;
-        });
+        const ok = checkUrl(
+          url,
+          ['ws:', 'wss:'],
+          (why) => {
+            problems.push(`${where}[${i}].url: ${why}`);
+            return undefined;
+          },
+          { query: true, credentials: true },
+        );
         if (typeof ok === 'string') out.push({ url: ok });
       });
       return out;
@@ -122,7 +131,18 @@ function checkValue(key: string, spec: KeySpec, raw: unknown, source: Source, pr
   }
 }
 
-function checkUrl(value: unknown, protocols: readonly string[], fail: (why: string) => undefined): string | undefined {
+/**
+ * URLs whose client cannot send credentials: the P-Chain client and the network-ID lookup call
+ * the node with fetch, which refuses a URL with credentials, so they would be dropped or fail.
+ */
+const NO_CREDENTIALS: ReadonlySet<string> = new Set(['upstreams.node']);
+
+/**
+ * A URL the service can use as given, returned in its normalized form (what every client of it
+ * then sees) without a trailing slash. Upstream base URLs carry no query or fragment: requests
+ * append a path to them. A fragment is never sent, so it is always a mistake.
+ */
+function checkUrl(value: unknown, protocols: readonly string[], fail: (why: string) => undefined, allow: { query: boolean; credentials: boolean }): string | undefined {
   if (typeof value !== 'string') return fail(`must be a URL (${protocols.join(' or ')})`);
   let url: URL;
   try {
@@ -131,7 +151,42 @@ function checkUrl(value: unknown, protocols: readonly string[], fail: (why: stri
     return fail(`'${value}' is not a URL`);
   }
   if (!protocols.includes(url.protocol)) return fail(`must use ${protocols.join(' or ')}, got ${url.protocol}`);
-  return value.replace(/\/+$/, '');
+  // Problems name the part, never its value: queries and credentials often hold secrets.
+  if (url.hash !== '' || url.href.includes('#')) return fail('must not have a fragment (#…)');
+  if (!allow.query && (url.search !== '' || url.href.includes('?'))) return fail('must not have a query string (?…): requests add their own path and query to this base URL');
+  if (!allow.credentials && (url.username !== '' || url.password !== '')) return fail('must not carry credentials (user:password@): the node is called without them');
+  if (url.port === '0') return fail('port 0 is not a port to connect to');
+  return url.href.replace(/\/+$/, '');
+}
+
+/** An address to listen on: an IP address or a DNS name (checked by syntax; resolving it is the listener's job). */
+function hostProblem(host: string): string | undefined {
+  if (isIP(host) !== 0) return undefined;
+  const labels = host.replace(/\.$/, '').split('.');
+  const wellFormed = host.length <= 253 && labels.every((l) => /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/.test(l));
+  // An all-numeric last label is an IPv4 address that is not one (999.1.1.1), never a name.
+  if (!wellFormed || /^[0-9]+$/.test(labels[labels.length - 1]!)) return `'${host}' is not an IP address or a host name`;
+  return undefined;
+}
+
+/** Strings with a syntax of their own, checked where they are read (file, environment or flag). */
+const STRING_RULES: ReadonlyMap<string, (value: string) => string | undefined> = new Map([
+  ['host', hostProblem],
+  ['peerPath', peerPathProblem],
+]);
+
+/** A path peers can dial: absolute, and exactly the pathname the upgrade handler compares it to. */
+function peerPathProblem(path: string): string | undefined {
+  let pathname: string | undefined;
+  try {
+    pathname = new URL(path, 'http://warpgate').pathname;
+  } catch {
+    pathname = undefined;
+  }
+  if (!path.startsWith('/') || path.startsWith('//') || pathname !== path) {
+    return `'${path}' must be an absolute URL path such as /v1/peers (no query, fragment, spaces or dot segments)`;
+  }
+  return undefined;
 }
 
 function setPath(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -144,7 +199,8 @@ function setPath(target: Record<string, unknown>, key: string, value: unknown): 
 function flatten(obj: Record<string, unknown>, prefix: string, out: Map<string, unknown>, problems: string[]): void {
   for (const [k, v] of Object.entries(obj)) {
     const key = prefix ? `${prefix}.${k}` : k;
-    if (key in SCHEMA) out.set(key, v);
+    // Own keys only: `constructor` or `__proto__` in a file is an unknown key, not Object.prototype's.
+    if (Object.hasOwn(SCHEMA, key)) out.set(key, v);
     else if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(SCHEMA).some((s) => s.startsWith(`${key}.`))) flatten(v as Record<string, unknown>, key, out, problems);
     else problems.push(`${key}: unknown key`);
   }
@@ -187,7 +243,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   }
   for (const [key, raw] of Object.entries(opts.overrides ?? {})) {
     if (raw === undefined) continue;
-    if (!(key in SCHEMA)) {
+    if (!Object.hasOwn(SCHEMA, key)) {
       problems.push(`${key}: unknown key`);
       continue;
     }

@@ -11,10 +11,12 @@ import { newUnsignedMessage } from '../warp/unsigned-message.js';
 import { loadConfig, type Config } from '../config/config.js';
 import { startService, type Service, type ServiceOptions } from '../server/service.js';
 import { l1MessageBuilder } from '../server/l1-messages.js';
+import { createLogger } from '../server/logger.js';
 import { packagePath, tsExecArgv } from '../util/ts-runtime.js';
 import { buildGenesis, type DevnetGenesis } from './genesis.js';
 import { startPChainNode, type SimulatedNode } from './pchain-node.js';
-import type { HostedSigner, SignerHostReady, SignerHostStart } from './signer-host.js';
+import type { HostedSigner, SignerHostFailed, SignerHostReady, SignerHostStart } from './signer-host.js';
+import { SignerSupervisor, type RestartPolicy } from './signer-supervisor.js';
 
 export interface DevnetOptions {
   validators?: number;
@@ -31,6 +33,8 @@ export interface DevnetOptions {
   configOverrides?: Record<string, unknown>;
   serviceOptions?: ServiceOptions;
   readyTimeoutMs?: number;
+  /** How signer host processes that die are restarted (tests shorten it). */
+  signerRestart?: Partial<RestartPolicy>;
 }
 
 export interface Devnet {
@@ -40,8 +44,12 @@ export interface Devnet {
   config: Config;
   /** The one JSON line `warpgate devnet --json` prints. */
   info: DevnetInfo;
-  /** Stops one signer host process (tests use it to take stake offline). */
-  signerHosts: ChildProcess[];
+  /** The signer host processes running now (a host that died and is being restarted has none). */
+  readonly signerHosts: ChildProcess[];
+  /** Their supervisors, one per host, in the order of signerHosts at start. */
+  signerSupervisors: readonly SignerSupervisor[];
+  /** Kills one signer host for good, without a restart (tests use it to take stake offline). */
+  stopSignerHost(index: number): Promise<void>;
   /** A fresh unsigned message from the devnet's EVM chain (hex), for examples and smoke tests. */
   exampleMessageHex(text?: string): string;
   close(): Promise<void>;
@@ -59,6 +67,9 @@ export interface DevnetInfo {
   signers: number;
 }
 
+/** Longest a signer host may take to start its signers. */
+const HOST_READY_TIMEOUT_MS = 120_000;
+
 async function startSignerHost(signers: HostedSigner[], genesis: DevnetGenesis, backend: 'blst' | 'noble', pchainUrl: string): Promise<{ child: ChildProcess; ready: SignerHostReady }> {
   const child = fork(packagePath('src/devnet/signer-host.ts'), [], { execArgv: tsExecArgv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const start: SignerHostStart = {
@@ -70,33 +81,44 @@ async function startSignerHost(signers: HostedSigner[], genesis: DevnetGenesis, 
     pchainUrl,
   };
   child.send(start);
-  const [msg] = (await Promise.race([
-    once(child, 'message'),
-    once(child, 'exit').then(([code]) => {
-      throw new Error(`devnet signer host exited with code ${String(code)} before it was ready`);
-    }),
-  ])) as [SignerHostReady];
-  return { child, ready: msg };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const [msg] = (await Promise.race([
+      once(child, 'message'),
+      once(child, 'exit').then(([code, signal]) => {
+        throw new Error(`devnet signer host exited (${String(code ?? signal)}) before it was ready`);
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`devnet signer host was not ready within ${HOST_READY_TIMEOUT_MS} ms`)), HOST_READY_TIMEOUT_MS);
+      }),
+    ])) as [SignerHostReady | SignerHostFailed];
+    if (msg.type === 'failed') throw new Error(`devnet signer host could not start its signers: ${msg.reason}`);
+    return { child, ready: msg };
+  } catch (err) {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    }
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const validators = opts.validators ?? 8;
   const genesis = buildGenesis({ validators, seed: opts.seed ?? 'warpgate', byzantine: opts.byzantine ?? 0 });
   const node = await startPChainNode({ genesis });
-  const hosts: ChildProcess[] = [];
+  const supervisors: SignerSupervisor[] = [];
   let service: Service | undefined;
+  // The service's logger once it runs; before that (a host dying during startup) a fresh one.
+  let logger: Logger | undefined = opts.logger;
+  const log = (): Logger => (logger ??= createLogger('info'));
   const cleanup = async (): Promise<void> => {
     await service?.close();
-    await Promise.all(
-      hosts.map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(timer);
-      }),
-    );
+    // Stopping the supervisors first: a host must not be restarted while the devnet goes down.
+    await Promise.all(supervisors.map((s) => s.stop()));
     await node.close();
   };
 
@@ -113,9 +135,18 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     const processes = Math.max(1, Math.min(opts.signerProcesses ?? Math.min(16, Math.max(2, Math.ceil(all.length / 100))), all.length));
     const groups = Array.from({ length: processes }, (_, i) => all.filter((_, j) => j % processes === i));
     const backend = (opts.configOverrides?.['bls.backend'] as 'blst' | 'noble' | undefined) ?? 'blst';
-    const started = await Promise.all(groups.map((g) => startSignerHost(g, genesis, backend, node.url)));
-    hosts.push(...started.map((s) => s.child));
-    const peers = started.flatMap((s) => s.ready.signers.map((x) => ({ url: `ws://127.0.0.1:${x.port}` })));
+    const launch = (signers: HostedSigner[]): Promise<{ child: ChildProcess; ready: SignerHostReady }> => startSignerHost(signers, genesis, backend, node.url);
+    supervisors.push(
+      ...groups.map(
+        (signers, i) => new SignerSupervisor({ name: `signer host ${i}`, signers, launch, policy: opts.signerRestart, logger: () => log().child({ component: 'devnet' }) }),
+      ),
+    );
+    // Every start settles before a failure is thrown, so cleanup() finds no host still starting.
+    const settled = await Promise.allSettled(supervisors.map((s) => s.start()));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const started = settled.map((r) => (r as PromiseFulfilledResult<SignerHostReady>).value);
+    const peers = started.flatMap((ready) => ready.signers.map((x) => ({ url: `ws://127.0.0.1:${x.port}` })));
 
     const config = loadConfig({
       env: {},
@@ -132,6 +163,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       },
     });
     service = await startService(config, { logger: opts.logger, l1: l1MessageBuilder, ...opts.serviceOptions });
+    logger ??= service.logger;
 
     // Ready once every signer has connected and proved its key.
     const deadline = Date.now() + (opts.readyTimeoutMs ?? 120_000);
@@ -157,7 +189,24 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       const payload = encodeAddressedCall(genesis.managerAddress, new TextEncoder().encode(text));
       return bytesToHex(newUnsignedMessage(genesis.networkId, genesis.blockchainId, payload).bytes);
     };
-    return { genesis, node, service, config, info, signerHosts: hosts, exampleMessageHex, close: cleanup };
+    return {
+      genesis,
+      node,
+      service,
+      config,
+      info,
+      get signerHosts() {
+        return supervisors.flatMap((s) => (s.process ? [s.process] : []));
+      },
+      signerSupervisors: supervisors,
+      stopSignerHost: async (index) => {
+        const supervisor = supervisors[index];
+        if (!supervisor) throw new RangeError(`no signer host ${index}: the devnet has ${supervisors.length}`);
+        await supervisor.kill();
+      },
+      exampleMessageHex,
+      close: cleanup,
+    };
   } catch (err) {
     await cleanup().catch(() => undefined);
     throw err;

@@ -1,6 +1,8 @@
 // Child-process entry that hosts a group of devnet signer peers, so their CPU is not on the
 // service's event loop. The parent sends one `start` message over IPC and receives each signer's
-// public key and port; SIGTERM or a `stop` message closes them and exits 0.
+// public key and port (or a `failed` message, and the process exits 1); SIGTERM or a `stop`
+// message closes them and exits 0. A restarted host is given the ports of the one before it,
+// which the service keeps redialing.
 import { loadBackend } from '../bls/index.js';
 import { hexToBytes, bytesToHex } from '../warp/hex.js';
 import { KeyFileBackend, PChainPolicy, SignerPeer, StaticPolicy, type FaultMode, type SigningPolicy } from '../signer/index.js';
@@ -10,6 +12,8 @@ export interface HostedSigner {
   fault?: FaultMode;
   /** Wait this long before answering each request (tests of slow signers, e.g. graceful shutdown). */
   answerDelayMs?: number;
+  /** Listen on this port (a restart reuses its predecessor's); absent: any free port. */
+  port?: number;
 }
 
 export interface SignerHostStart {
@@ -27,6 +31,12 @@ export interface SignerHostReady {
   signers: { publicKeyHex: string; port: number }[];
 }
 
+/** The host could not start its signers (a port taken, say); it exits 1 after sending this. */
+export interface SignerHostFailed {
+  type: 'failed';
+  reason: string;
+}
+
 async function main(): Promise<void> {
   const running: SignerPeer[] = [];
   let stopping = false;
@@ -41,28 +51,40 @@ async function main(): Promise<void> {
   // The parent going away must not leave signers behind.
   process.on('disconnect', () => void stop());
 
-  process.on('message', async (msg: SignerHostStart | { type: 'stop' }) => {
+  process.on('message', (msg: SignerHostStart | { type: 'stop' }) => {
     if (msg.type === 'stop') return void stop();
-    const bls = loadBackend(msg.backend);
-    const chains = new StaticPolicy({ networkId: msg.networkId, allowedSourceChains: msg.allowedSourceChainsHex.map((h) => hexToBytes(h)) });
-    const policy: SigningPolicy = msg.pchainUrl ? new PChainPolicy({ networkId: msg.networkId, nodeUrl: msg.pchainUrl, otherChains: chains }) : chains;
-    const ready: SignerHostReady['signers'] = [];
-    for (const s of msg.signers) {
-      const secretKey = bls.secretKeyFromBytes(hexToBytes(s.secretKeyHex));
-      const peer = new SignerPeer({
-        secretKey,
-        bls,
-        backend: new KeyFileBackend(secretKey, bls, policy),
-        listen: { port: 0, host: '127.0.0.1' },
-        faults: s.fault,
-        answerDelayMs: s.answerDelayMs ? () => s.answerDelayMs! : undefined,
-      });
-      running.push(peer);
-      const { port } = await peer.start();
-      ready.push({ publicKeyHex: bytesToHex(bls.publicKeyOf(secretKey).bytes), port: port! });
-    }
-    process.send?.({ type: 'ready', signers: ready } satisfies SignerHostReady);
+    startSigners(msg, running).then(
+      (ready) => process.send?.(ready),
+      async (err: unknown) => {
+        const failed: SignerHostFailed = { type: 'failed', reason: err instanceof Error ? err.message : String(err) };
+        await Promise.allSettled(running.map((s) => s.close()));
+        if (process.send) process.send(failed, () => process.exit(1));
+        else process.exit(1);
+      },
+    );
   });
+}
+
+async function startSigners(msg: SignerHostStart, running: SignerPeer[]): Promise<SignerHostReady> {
+  const bls = loadBackend(msg.backend);
+  const chains = new StaticPolicy({ networkId: msg.networkId, allowedSourceChains: msg.allowedSourceChainsHex.map((h) => hexToBytes(h)) });
+  const policy: SigningPolicy = msg.pchainUrl ? new PChainPolicy({ networkId: msg.networkId, nodeUrl: msg.pchainUrl, otherChains: chains }) : chains;
+  const ready: SignerHostReady['signers'] = [];
+  for (const s of msg.signers) {
+    const secretKey = bls.secretKeyFromBytes(hexToBytes(s.secretKeyHex));
+    const peer = new SignerPeer({
+      secretKey,
+      bls,
+      backend: new KeyFileBackend(secretKey, bls, policy),
+      listen: { port: s.port ?? 0, host: '127.0.0.1' },
+      faults: s.fault,
+      answerDelayMs: s.answerDelayMs ? () => s.answerDelayMs! : undefined,
+    });
+    running.push(peer);
+    const { port } = await peer.start();
+    ready.push({ publicKeyHex: bytesToHex(bls.publicKeyOf(secretKey).bytes), port: port! });
+  }
+  return { type: 'ready', signers: ready };
 }
 
 void main();

@@ -9,6 +9,9 @@ import { UpstreamClient, type UpstreamResponse } from './upstream-client.js';
 
 const NO_LOG: ProxyLogger = { info: () => {}, warn: () => {} };
 
+/** The upstreams an API key is for (x-glacier-api-key authenticates to the hosted Glacier APIs). */
+const KEYED_UPSTREAMS: ReadonlySet<UpstreamName> = new Set(['dataApi', 'metricsApi']);
+
 export class Gateway {
   readonly options: ResolvedProxyOptions;
   readonly limits: ClientLimits;
@@ -35,9 +38,21 @@ export class Gateway {
     return this.options.publicMode;
   }
 
-  /** The API key to send upstream: the client's own, else the configured one. */
-  upstreamApiKey(clientKey: string | undefined): string | undefined {
+  /**
+   * The API key to send to `upstream`: the client's own, else the configured one. Keys are Data
+   * API / Metrics API credentials; the node is not what they are for, so it never receives one.
+   */
+  apiKeyFor(upstream: UpstreamName, clientKey: string | undefined): string | undefined {
+    if (!KEYED_UPSTREAMS.has(upstream)) return undefined;
     return clientKey ?? this.options.upstreams.apiKey;
+  }
+
+  /**
+   * Who a request counts against. A key buys the keyed budget only on an upstream that checks
+   * it; on the node nobody does, so a made-up key per request would otherwise be a fresh budget.
+   */
+  budgetIdentity(upstream: UpstreamName, clientKey: string | undefined, ip: string): { apiKey: string | undefined; ip: string } {
+    return { apiKey: KEYED_UPSTREAMS.has(upstream) ? clientKey : undefined, ip };
   }
 
   /** The client of an upstream; an unconfigured one is an UpstreamError (503). */

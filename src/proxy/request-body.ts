@@ -6,8 +6,8 @@ import type { IncomingMessage } from 'node:http';
 export class RequestBodyError extends Error {
   override readonly name = 'RequestBodyError';
   constructor(
-    /** 413 too large, 408 too slow, 400 the client went away mid-body. */
-    readonly status: 400 | 408 | 413,
+    /** 413 too large, 408 too slow, 400 the client went away mid-body, 415 a compressed body. */
+    readonly status: 400 | 408 | 413 | 415,
     message: string,
   ) {
     super(message);
@@ -21,6 +21,12 @@ export function readRequestBody(req: IncomingMessage, limit: number, timeoutMs: 
     if (parsed === undefined) return Promise.resolve(Buffer.alloc(0));
     if (Buffer.isBuffer(parsed)) return Promise.resolve(parsed);
     return Promise.resolve(Buffer.from(typeof parsed === 'string' ? parsed : JSON.stringify(parsed), 'utf8'));
+  }
+  // The node's JSON-RPC servers read bodies as sent; a compressed one would only reach them as
+  // garbage, so it is refused (RFC 9110 section 15.5.16) instead of answered as a parse error.
+  const coding = (req.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (coding !== '' && coding !== 'identity') {
+    return Promise.reject(new RequestBodyError(415, 'content-encoding is not supported here; send the body uncompressed'));
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {

@@ -52,7 +52,7 @@ export async function serveRest(gw: Gateway, route: RestRoute, match: PathMatch,
   };
 
   const apiKey = clientApiKey(req);
-  const budget = gw.limits.take({ apiKey, ip: clientAddress(req) });
+  const budget = gw.limits.take(gw.budgetIdentity(route.upstream, apiKey, clientAddress(req)));
   if (!budget.ok) {
     return fail(429, `rate limit exceeded; retry in ${budget.retryAfterSeconds} s`, { 'retry-after': String(budget.retryAfterSeconds) });
   }
@@ -65,7 +65,7 @@ export async function serveRest(gw: Gateway, route: RestRoute, match: PathMatch,
   route.check(match.params, reader);
   if (reader.violations.length > 0) return fail(400, reader.violations);
 
-  const sentKey = gw.upstreamApiKey(apiKey);
+  const sentKey = gw.apiKeyFor(route.upstream, apiKey);
   const target = faithfulTarget(req.url);
   // Answers may depend on the credential (private chains, upstream budgets), so it is part of the key.
   const key = `${route.upstream} ${keyFingerprint(sentKey)} ${target}`;

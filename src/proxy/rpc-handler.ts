@@ -107,7 +107,7 @@ export async function serveRpc(gw: Gateway, ep: RpcEndpoint, req: Request, res: 
     sendText(res, 405, d.methodNotAllowed(req.method), { allow: 'POST' });
     return finish(405);
   }
-  const client = { apiKey: clientApiKey(req), ip: clientAddress(req) };
+  const client = gw.budgetIdentity('node', clientApiKey(req), clientAddress(req));
   const rateLimited = (retryAfterSeconds: number): void =>
     answerError(429, null, { code: d.rateLimitCode, message: `rate limit exceeded; retry in ${retryAfterSeconds} s` }, { 'retry-after': String(retryAfterSeconds) });
   const budget = gw.limits.take(client);
@@ -123,7 +123,8 @@ export async function serveRpc(gw: Gateway, ep: RpcEndpoint, req: Request, res: 
     body = await readRequestBody(req, PROXY_DEFAULTS.maxRequestBytes, gw.options.timeoutMs);
   } catch (err) {
     if (!(err instanceof RequestBodyError)) throw err;
-    return answerError(err.status, null, { code: -32600, message: err.message }, { connection: 'close' });
+    const headers: Record<string, string> = err.status === 415 ? { connection: 'close', 'accept-encoding': 'identity' } : { connection: 'close' };
+    return answerError(err.status, null, { code: -32600, message: err.message }, headers);
   }
   const parsed = parseRpcBody(body);
   if (parsed.kind === 'unparseable') return answerError(200, null, d.parseError(parsed.detail));
@@ -135,7 +136,7 @@ export async function serveRpc(gw: Gateway, ep: RpcEndpoint, req: Request, res: 
   const ctx: ForwardContext = {
     gw,
     target: faithfulTarget(req.url),
-    headers: upstreamHeaders(req, gw.upstreamApiKey(client.apiKey)),
+    headers: upstreamHeaders(req, gw.apiKeyFor('node', client.apiKey)),
     signal: abort.signal,
   };
 

@@ -17,15 +17,18 @@ import { clientAddress } from '../proxy/client-identity.js';
 import type { Config } from '../config/config.js';
 import type { Metrics } from './metrics.js';
 import { BadRequestError, HttpError } from './http-errors.js';
+import { bodyParserProblem } from './body-errors.js';
 import {
   GLACIER_FIELDS,
   ICM_FIELDS,
-  checkNetwork,
+  checkMessageNetwork,
   networkIdOf,
   parseAggregationBody,
+  requireNetwork,
   toAggregationRequest,
   type FieldNames,
   type ParsedBody,
+  type ServedNetwork,
 } from './aggregation-request.js';
 
 /**
@@ -45,6 +48,8 @@ export interface AppDeps {
   readiness: () => Promise<{ ready: boolean; reasons: string[]; subnets: unknown[] }>;
   proxyRouter?: Router;
   l1?: L1MessageBuilder;
+  /** The node's network ID (info.getNetworkID); absent when no node is configured. */
+  nodeNetworkId?: () => Promise<number>;
 }
 
 type Dialect = 'glacier' | 'icm';
@@ -70,10 +75,8 @@ export function classifyError(err: unknown, heightField = HEIGHT_FIELD.glacier):
   if (err instanceof UnknownChainError || err instanceof UnknownSubnetError) return answer(404, err.message);
   if (err instanceof PChainError) return { status: err.httpStatus(), message: err.message, headers: {}, expected: true };
   if (err instanceof WorkerPoolBusyError) return { status: 503, message: 'the service is overloaded; retry shortly', headers: { 'retry-after': '1' }, expected: true };
-  const e = err as { type?: string; status?: number } | undefined;
-  if (e?.type === 'entity.too.large') return { status: 413, message: 'request body is larger than the limit', headers: {}, expected: true };
-  if (e?.type === 'entity.parse.failed') return { status: 400, message: 'body: malformed JSON', headers: {}, expected: true };
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return { status: 415, message: 'unsupported body encoding', headers: {}, expected: true };
+  const body = bodyParserProblem(err);
+  if (body) return { status: body.status, message: body.message, headers: {}, expected: true };
   return { status: 500, message: 'internal error', headers: {}, expected: false };
 }
 
@@ -173,9 +176,12 @@ export function createApp(deps: AppDeps): express.Express {
     }
   };
 
+  const served: ServedNetwork = { localNetworkId: config.localNetworkId, nodeNetworkId: deps.nodeNetworkId };
+
   const aggregate = async (req: Request, dialect: Dialect, names: FieldNames, deadline: Deadline): Promise<Uint8Array> => {
-    const parsed = parseAggregationBody(req.body, names, config.limits.justificationBytes);
     const network = dialect === 'glacier' ? String(req.params.network) : undefined;
+    if (network !== undefined) requireNetwork(network);
+    const parsed = parseAggregationBody(req.body, names, config.limits.justificationBytes);
     let request: AggregationRequest | null = null;
     if (parsed.messageHex !== undefined) {
       request = toAggregationRequest(parsed, names, parsed.messageHex);
@@ -186,7 +192,7 @@ export function createApp(deps: AppDeps): express.Express {
     if (!request) {
       throw new BadRequestError(names.message, `is required: the ${names.justification} given does not determine a message (only a subnet ID or an L1ValidatorRegistrationJustification does)`);
     }
-    if (network !== undefined) checkNetwork(network, request.message.networkId, config.localNetworkId);
+    await checkMessageNetwork(request.message.networkId, served, network, deadline.signal);
     const result = await aggregator.aggregate(request, { deadline });
     return result.signedMessage;
   };
@@ -208,7 +214,7 @@ export function createApp(deps: AppDeps): express.Express {
       const signed = await withinDeadline(async (deadline) => {
         deadline.phase = 'the P-Chain transaction was being read';
         const request = await l1.fromTransaction(network, String(req.params.txHash), req.query as Record<string, unknown>, { signal: deadline.signal });
-        checkNetwork(network, request.message.networkId, config.localNetworkId);
+        await checkMessageNetwork(request.message.networkId, served, network, deadline.signal);
         return (await aggregator.aggregate(request, { deadline })).signedMessage;
       });
       res.status(201).json({ signedMessage: bytesToHex(signed) });

@@ -16,7 +16,6 @@
 // strings, through PChainClient's lossless parser) and as hex for what the JSON lacks: the type
 // ID that says which transaction it is, and bytes whose sha256 must be the requested txID, so a
 // confused or hostile node cannot pass off another transaction.
-import { readBodyCapped } from '../util/read-body.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { AggregationRequest, ValidatorSets } from '../aggregator/aggregator.js';
 import { ID_LENGTH, idToString, parseCb58Id, parseId } from '../warp/cb58.js';
@@ -40,6 +39,7 @@ import { UnknownSubnetError } from '../validators/errors.js';
 import type { L1MessageBuilder } from './app.js';
 import { networkIdOf, type ParsedBody } from './aggregation-request.js';
 import { BadRequestError, HttpError } from './http-errors.js';
+import { nodeNetworkId } from './node-network.js';
 import { untilAborted } from '../util/abortable.js';
 
 /** The request's deadline: every P-Chain read stops waiting when it aborts. */
@@ -75,8 +75,6 @@ const CONVERT_SUBNET_TO_L1_TX = 35;
 const REGISTER_L1_VALIDATOR_TX = 36;
 const SET_L1_VALIDATOR_WEIGHT_TX = 37;
 const NODE_ID_LENGTH = 20;
-const INFO_TIMEOUT_MS = 5_000;
-const INFO_MAX_BYTES = 64 * 1024;
 
 /** What a transaction or justification determines: the message and the L1 it concerns. */
 interface BuiltMessage {
@@ -396,44 +394,3 @@ function txTypeId(bytes: Uint8Array, txHash: string): number {
     throw err;
   }
 }
-
-/**
- * The node's network ID (info.getNetworkID), asked once and remembered: icm-services requests
- * name no network, and a P-Chain message must carry one. A failure is not remembered.
- */
-function nodeNetworkId(nodeBaseUrl: string): () => Promise<number> {
-  let known: Promise<number> | undefined;
-  const ask = async (): Promise<number> => {
-    const method = 'info.getNetworkID';
-    let body: unknown;
-    try {
-      const res = await fetch(`${nodeBaseUrl}/ext/info`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
-        signal: AbortSignal.timeout(INFO_TIMEOUT_MS),
-      });
-      const text = await readBodyCapped(res, INFO_MAX_BYTES);
-      if (text === null) throw new RangeError(`answer larger than ${INFO_MAX_BYTES} bytes`);
-      body = JSON.parse(text);
-    } catch (err) {
-      if (err instanceof SyntaxError || err instanceof RangeError) throw new PChainError(method, 'bad-response', err.message, { cause: err });
-      const timedOut = (err as Error).name === 'TimeoutError';
-      throw new PChainError(method, timedOut ? 'timeout' : 'unreachable', timedOut ? `timeout after ${INFO_TIMEOUT_MS} ms` : (err as Error).message, { cause: err });
-    }
-    const result = isRecord(body) ? body.result : undefined;
-    const id = isRecord(result) ? Number(result.networkID) : NaN;
-    if (!Number.isInteger(id) || id < 1 || id > 0xffff_ffff) {
-      throw new PChainError(method, 'bad-response', `unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
-    }
-    return id;
-  };
-  return () => {
-    known ??= ask().catch((err: unknown) => {
-      known = undefined;
-      throw err;
-    });
-    return known;
-  };
-}
-

@@ -19,10 +19,11 @@ import { parseCb58Id } from '../warp/cb58.js';
 import { bytesToHex } from '../warp/hex.js';
 import { createProxyRouter } from '../proxy/index.js';
 import type { Config } from '../config/config.js';
-import { redactConfig } from '../config/config.js';
+import { ConfigError, redactConfig } from '../config/config.js';
 import { createApp, type L1MessageBuilder } from './app.js';
 import { HttpError } from './http-errors.js';
 import { Metrics } from './metrics.js';
+import { nodeNetworkId } from './node-network.js';
 import { createLogger } from './logger.js';
 import { Readiness } from './readiness.js';
 import { ShutdownGate } from './shutdown-gate.js';
@@ -47,6 +48,35 @@ export interface ServiceOptions {
   strategy?: Strategy;
   /** Builds P-Chain L1 messages (GET …/aggregateSignatures/{txHash}, justification-only POSTs). */
   l1?: (deps: { pchain: PChainClient; sets: ValidatorSets }) => L1MessageBuilder;
+}
+
+/** How often the server looks for requests past limits.headersTimeoutMs or limits.requestTimeoutMs. */
+export function timeoutCheckIntervalMs(limits: Config['limits']): number {
+  return Math.min(1000, Math.max(50, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10)));
+}
+
+/**
+ * A listen failure the configuration caused (a port in use or privileged, a host that is not an
+ * address of this machine or does not resolve) as the ConfigError it is; anything else as is.
+ */
+function listenProblem(err: unknown, config: Config): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const at = `${config.host}:${config.port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new ConfigError([`port: ${at} is already in use (EADDRINUSE)`]);
+    case 'EACCES':
+      return new ConfigError([`port: this process may not listen on ${at} (EACCES; ports below 1024 need privileges)`]);
+    case 'EADDRNOTAVAIL':
+      return new ConfigError([`host: '${config.host}' is not an address of this machine (EADDRNOTAVAIL)`]);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return new ConfigError([`host: '${config.host}' does not resolve to an address (${code})`]);
+    default:
+      return err;
+  }
 }
 
 class NoNodeConfigured implements ValidatorSets {
@@ -189,9 +219,13 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     readiness,
     proxyRouter: proxy.router,
     l1: pchain && opts.l1 ? opts.l1({ pchain, sets }) : undefined,
+    nodeNetworkId: config.upstreams.node ? nodeNetworkId(config.upstreams.node) : undefined,
   });
   const gate = new ShutdownGate();
-  const server = createServer(gate.wrap(app));
+  // Node checks the headers and request timeouts only every connectionsCheckingInterval (30 s by
+  // default), so a slow client would be cut up to 30 s late. Checking every second (a tenth of a
+  // shorter limit) keeps each limit within a second of what is configured.
+  const server = createServer({ connectionsCheckingInterval: timeoutCheckIntervalMs(config.limits) }, gate.wrap(app));
   server.headersTimeout = config.limits.headersTimeoutMs;
   server.requestTimeout = config.limits.requestTimeoutMs;
   server.keepAliveTimeout = config.limits.keepAliveTimeoutMs;
@@ -209,9 +243,16 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     // A port in use must end the process, not leave worker threads and upstream sockets alive.
     stopSetRefresh();
     await Promise.allSettled([peers.close(), proxy.close(), pool.close()]);
+    throw listenProblem(err, config);
+  }
+  try {
+    peers.start();
+  } catch (err) {
+    // Nothing may stay listening or running behind a failed start.
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.allSettled([peers.close(), proxy.close(), pool.close()]);
     throw err;
   }
-  peers.start();
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;

@@ -1,6 +1,7 @@
 // An invalid config stops `warpgate serve` before anything starts: exit 2, one stderr line per
 // problem naming the key, through the real binary.
 import { execFile } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'warpgate-config-cli-'));
+writeFileSync(join(dir, 'empty.json'), '{}');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The environment without any WARPGATE_* variable of the machine running the tests. */
@@ -47,5 +49,54 @@ describe('warpgate serve with an invalid config', () => {
     const { code, stderr } = await run(['serve'], cleanEnv({ WARPGATE_CONFIG: missing }));
     expect(code).toBe(2);
     expect(stderr).toBe(`config: config file ${missing} cannot be read (ENOENT)\n`);
+  });
+});
+
+describe('every config problem is a config: line and exit 2, never a crash', () => {
+  it('a query string, fragment or credentials in upstreams.node', async () => {
+    const cases: [value: string, problem: string][] = [
+      ['http://127.0.0.1:9650/?token=abc', 'must not have a query string'],
+      ['http://127.0.0.1:9650/#x', 'must not have a fragment'],
+      ['http://user:pw@127.0.0.1:9650', 'must not carry credentials'],
+    ];
+    for (const [value, problem] of cases) {
+      const { code, stderr } = await run(['serve', '--config', join(dir, 'empty.json')], cleanEnv({ WARPGATE_UPSTREAMS_NODE: value }));
+      expect(code, stderr).toBe(2);
+      expect(stderr).toMatch(new RegExp(`^config: WARPGATE_UPSTREAMS_NODE \\(upstreams\\.node\\): ${problem}[^\n]*\n$`));
+    }
+  });
+
+  it('a port already in use, with a config file and on the embedded devnet', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const env = cleanEnv({ WARPGATE_HOST: '127.0.0.1', WARPGATE_PORT: String(port), WARPGATE_WORKERS_THREADS: '1' });
+      for (const args of [['serve', '--config', join(dir, 'empty.json')], ['serve']]) {
+        const { code, stderr } = await run(args, env);
+        expect(code, stderr).toBe(2);
+        expect(stderr.split('\n').filter((l) => l.startsWith('config: '))).toEqual([`config: port: 127.0.0.1:${port} is already in use (EADDRINUSE)`]);
+      }
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});
+
+describe('names given on the command line are looked up as own keys only', () => {
+  it('a command named after an Object.prototype property is an unknown command', async () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      const { code, stderr } = await run([name], cleanEnv());
+      expect(code).toBe(1);
+      expect(stderr.split('\n')[0]).toBe(`warpgate: unknown command '${name}'`);
+    }
+  });
+
+  it('an option named after one is an unknown option (exit 2)', async () => {
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
+      const { code, stderr } = await run(['decode', `--${name}`, 'x'], cleanEnv());
+      expect(code).toBe(2);
+      expect(stderr).toBe(`warpgate: decode: unknown option --${name}\n`);
+    }
   });
 });

@@ -191,6 +191,66 @@ describe('loadConfig', () => {
     expect(problemsOf(() => loadConfig({ env: { WARPGATE_PEER_ADMISSION_MODE: 'everyone' } }))[0]).toMatch(/^WARPGATE_PEER_ADMISSION_MODE \(peerAdmission\.mode\): must be one of validators, any/);
   });
 
+  it('refuses URLs the service cannot use as given, naming the part and never its value', () => {
+    const cases: [key: string, value: string, problem: RegExp][] = [
+      ['upstreams.node', 'http://127.0.0.1:9650/?key=node-secret', /^upstreams\.node: must not have a query string/],
+      ['upstreams.node', 'http://127.0.0.1:9650?', /^upstreams\.node: must not have a query string/],
+      ['upstreams.node', 'http://127.0.0.1:9650#frag-secret', /^upstreams\.node: must not have a fragment/],
+      ['upstreams.node', 'http://user:pw-secret@127.0.0.1:9650', /^upstreams\.node: must not carry credentials/],
+      ['upstreams.node', 'http://127.0.0.1:0', /^upstreams\.node: port 0 /],
+      ['upstreams.dataApi', 'https://glacier.example/?token=q-secret', /^upstreams\.dataApi: must not have a query string/],
+      ['upstreams.metricsApi', 'https://metrics.example/#x', /^upstreams\.metricsApi: must not have a fragment/],
+      ['upstreams.dataApi', 'http://glacier.example:0', /^upstreams\.dataApi: port 0 /],
+    ];
+    for (const [key, value, problem] of cases) {
+      const problems = problemsOf(() => loadConfig({ env: {}, overrides: { [key]: value } }));
+      expect(problems, `${key} = ${value}`).toHaveLength(1);
+      expect(problems[0]).toMatch(problem);
+      expect(problems[0]).not.toMatch(/secret/);
+    }
+    const peers = problemsOf(() => loadConfig({ env: { WARPGATE_PEERS: '[{"url":"ws://127.0.0.1:9700/#x"},{"url":"ws://127.0.0.1:0"}]' } }));
+    expect(peers).toEqual(['WARPGATE_PEERS (peers)[0].url: must not have a fragment (#…)', 'WARPGATE_PEERS (peers)[1].url: port 0 is not a port to connect to']);
+  });
+
+  it('keeps the URLs it accepts in normalized form, without a trailing slash', () => {
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        'upstreams.node': 'HTTP://Node.Example:9650/base/',
+        'upstreams.dataApi': 'https://user:pw@glacier.example/',
+        'upstreams.metricsApi': 'https://metrics.example/v a/',
+        peers: [{ url: 'ws://signer:pw@127.0.0.1:9700/?token=t' }],
+      },
+    });
+    expect(config.upstreams.node).toBe('http://node.example:9650/base');
+    expect(config.upstreams.dataApi).toBe('https://user:pw@glacier.example');
+    expect(config.upstreams.metricsApi).toBe('https://metrics.example/v%20a');
+    expect(config.peers).toEqual([{ url: 'ws://signer:pw@127.0.0.1:9700/?token=t' }]);
+  });
+
+  it('checks host and peerPath by their syntax', () => {
+    for (const host of ['not a host!', ' 127.0.0.1', '999.1.1.1', 'under_score.example', '-dash.example', '']) {
+      const problems = problemsOf(() => loadConfig({ env: { WARPGATE_HOST: host } }));
+      expect(problems, host).toHaveLength(1);
+      expect(problems[0]).toMatch(/^WARPGATE_HOST \(host\): /);
+    }
+    for (const host of ['0.0.0.0', '127.0.0.1', '::', '::1', 'localhost', 'warpgate.example.com', 'fe80::1']) {
+      expect(loadConfig({ env: { WARPGATE_HOST: host } }).host).toBe(host);
+    }
+    for (const path of ['v1/peers', '/v1/peers?x=1', '/v1/peers#x', '/with space', '/a/../peers', '//peers']) {
+      const problems = problemsOf(() => loadConfig({ env: {}, overrides: { peerPath: path } }));
+      expect(problems, path).toHaveLength(1);
+      expect(problems[0]).toMatch(/^peerPath: .*must be an absolute URL path/);
+    }
+    expect(loadConfig({ env: {}, overrides: { peerPath: '/peers/v2' } }).peerPath).toBe('/peers/v2');
+  });
+
+  it('looks keys up as own keys only: Object.prototype names are unknown keys', () => {
+    const file = writeConfig('proto.json', '{"constructor": 1, "__proto__": {"port": 1}, "aggregation": {"toString": 2}}');
+    expect(problemsOf(() => loadConfig({ file, env: {} }))).toEqual(['constructor: unknown key', '__proto__: unknown key', 'aggregation.toString: unknown key']);
+    expect(problemsOf(() => loadConfig({ env: {}, overrides: { hasOwnProperty: 1 } as Record<string, unknown> }))).toEqual(['hasOwnProperty: unknown key']);
+  });
+
   it('reports an unreadable or malformed file in one line naming it', () => {
     expect(problemsOf(() => loadConfig({ file: join(dir, 'missing.json'), env: {} }))).toEqual([`config file ${join(dir, 'missing.json')} cannot be read (ENOENT)`]);
     const broken = writeConfig('broken.json', '{"port": 80,');
@@ -206,17 +266,20 @@ describe('redactConfig', () => {
       env: {},
       overrides: {
         'upstreams.apiKey': 'super-secret-key',
-        'upstreams.node': 'https://user:pw-secret@node.example/ext?token=tok-secret',
-        'upstreams.dataApi': 'https://glacier-api.avax.network',
-        peers: [{ url: 'ws://signer:p-secret@127.0.0.1:9700' }],
+        'upstreams.node': 'https://node.example/ext',
+        'upstreams.dataApi': 'https://user:pw-secret@glacier.example',
+        'upstreams.metricsApi': 'https://metrics.avax.network',
+        peers: [{ url: 'ws://signer:p-secret@127.0.0.1:9700/?token=tok-secret' }],
       },
     });
     const text = JSON.stringify(redactConfig(config));
     for (const secret of ['super-secret-key', 'pw-secret', 'tok-secret', 'p-secret']) expect(text).not.toContain(secret);
     const redacted = redactConfig(config);
     expect(redacted.upstreams.apiKey).toBe('[redacted]');
-    expect(redacted.upstreams.dataApi).toBe('https://glacier-api.avax.network');
-    expect(redacted.upstreams.node).toBe('https://redacted:redacted@node.example/ext?redacted');
+    expect(redacted.upstreams.metricsApi).toBe('https://metrics.avax.network');
+    expect(redacted.upstreams.node).toBe('https://node.example/ext');
+    expect(redacted.upstreams.dataApi).toBe('https://redacted:redacted@glacier.example');
+    expect(redacted.peers[0]!.url).toBe('ws://redacted:redacted@127.0.0.1:9700/?redacted');
     expect(redacted.port).toBe(config.port);
     // The original is untouched.
     expect(config.upstreams.apiKey).toBe('super-secret-key');

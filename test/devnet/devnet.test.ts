@@ -3,7 +3,6 @@
 // mid-request). Within the honest margin the service still signs; beyond it (a quorum the
 // honest stake cannot meet, or a signer host process killed) it answers 503 with the counts,
 // within the deadline.
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
@@ -81,11 +80,9 @@ describe('a byzantine devnet', () => {
   });
 
   it('with a signer host process killed, too little honest weight is connected: 503 naming not-connected validators', async () => {
-    const host = devnet.signerHosts[0]!;
     const connected = devnet.service.peers.connectedKeys().length;
-    const exited = once(host, 'exit');
-    host.kill('SIGKILL');
-    await exited;
+    // Killed for good: the devnet would otherwise restart it (test/devnet/supervision.test.ts).
+    await devnet.stopSignerHost(0);
     const until = Date.now() + 10_000;
     while (devnet.service.peers.connectedKeys().length >= connected - 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
     const { status, json, ms } = await aggregate('half the stake gone');

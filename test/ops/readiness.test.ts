@@ -2,7 +2,6 @@
 // when the signers drop (their host processes killed), and back to 200 when the node answers
 // again and when signers restart on the same ports (the pool redials them).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { once } from 'node:events';
 import { pino } from 'pino';
 import { loadBackend } from '../../src/bls/index.js';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
@@ -58,13 +57,8 @@ describe('health and readiness', () => {
   it('flips to 503 when the signers drop and recovers when they restart on the same ports', async () => {
     const ports = devnet.config.peers.map((p) => Number(new URL(p.url).port));
     const fullStake = (await ready()).body.subnets[0].connectedPercent as number;
-    await Promise.all(
-      devnet.signerHosts.map(async (child) => {
-        const exited = once(child, 'exit');
-        child.kill('SIGKILL');
-        await exited;
-      }),
-    );
+    // Killed for good (the devnet would otherwise restart them: test/devnet/supervision.test.ts).
+    await Promise.all(devnet.signerSupervisors.map((_, i) => devnet.stopSignerHost(i)));
     const down = await waitFor('/ready to answer 503', async () => {
       const r = await ready();
       return r.status === 503 ? r : undefined;

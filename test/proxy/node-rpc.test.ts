@@ -60,7 +60,8 @@ describe('forwarding', () => {
     expect(seen.method).toBe('POST');
     expect(seen.url).toBe(path);
     expect(seen.headers['content-type']).toBe('application/json');
-    expect(seen.headers['x-glacier-api-key']).toBe('node-key');
+    // The key is a Data API credential: it never goes to the node (test/proxy/api-keys.test.ts).
+    expect(seen.headers['x-glacier-api-key']).toBeUndefined();
     expect(seen.headers['user-agent']).toBe('ua/1');
   });
 
@@ -239,6 +240,22 @@ describe('HTTP-level answers', () => {
     const a = await rpc(app.url, '/ext/bc/P', c('platform.getBlock', { pad: 'x'.repeat(1024 * 1024) }));
     expect(a.status).toBe(413);
     expect(a.json().error.code).toBe(-32600);
+    expect(up.requests).toHaveLength(0);
+  });
+
+  test.each([
+    ['/ext/bc/P', 'gzip'],
+    ['/ext/bc/C/rpc', 'br'],
+    ['/ext/info', 'x-made-up'],
+  ])('POST %s with content-encoding %s → 415 saying to send it uncompressed, nothing upstream', async (path, encoding) => {
+    const { gzipSync } = await import('node:zlib');
+    const a = await call(app.url, 'POST', path, {
+      headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+      body: gzipSync(JSON.stringify(c('platform.getBlock'))),
+    });
+    expect(a.status).toBe(415);
+    expect(a.headers['accept-encoding']).toBe('identity');
+    expect(a.json().error).toMatchObject({ code: -32600, message: 'content-encoding is not supported here; send the body uncompressed' });
     expect(up.requests).toHaveLength(0);
   });
 
