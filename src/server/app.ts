@@ -192,6 +192,7 @@ export function createApp(deps: AppDeps): express.Express {
     if (!request) {
       throw new BadRequestError(names.message, `is required: the ${names.justification} given does not determine a message (only a subnet ID or an L1ValidatorRegistrationJustification does)`);
     }
+    deadline.phase = "the node's network ID was being read (info.getNetworkID)";
     await checkMessageNetwork(request.message.networkId, served, network, deadline.signal);
     const result = await aggregator.aggregate(request, { deadline });
     return result.signedMessage;
@@ -214,6 +215,7 @@ export function createApp(deps: AppDeps): express.Express {
       const signed = await withinDeadline(async (deadline) => {
         deadline.phase = 'the P-Chain transaction was being read';
         const request = await l1.fromTransaction(network, String(req.params.txHash), req.query as Record<string, unknown>, { signal: deadline.signal });
+        deadline.phase = "the node's network ID was being read (info.getNetworkID)";
         await checkMessageNetwork(request.message.networkId, served, network, deadline.signal);
         return (await aggregator.aggregate(request, { deadline })).signedMessage;
       });

@@ -69,6 +69,8 @@ let devnet: Devnet;
 let silentNode: SilentNode;
 /** Its node never answers; the deadline is short and the node timeout far away. */
 let stalled: Service;
+/** The same silent node, and no localNetworkId: the node's network ID must be asked first. */
+let unknownNetwork: Service;
 /** The devnet's node but no signer peers: no quorum is ever reached. */
 let bare: Service;
 /** The devnet's node, three aggregation requests a minute per client. */
@@ -89,15 +91,18 @@ beforeAll(async () => {
     logger: silent,
     configOverrides: { 'aggregation.deadlineMs': 3_000, 'validatorSets.maxLookback': MAX_LOOKBACK },
   });
-  [stalled, bare, limited] = await Promise.all([
-    service({ 'upstreams.node': silentNode.url, 'aggregation.deadlineMs': 500, 'aggregation.requestTimeoutMs': 400, 'validatorSets.nodeTimeoutMs': 120_000 }),
+  [stalled, unknownNetwork, bare, limited] = await Promise.all([
+    // localNetworkId 5: the messages' network is known without asking the node, so each test
+    // below stalls on the P-Chain read it names.
+    service({ 'upstreams.node': silentNode.url, localNetworkId: 5, 'aggregation.deadlineMs': 500, 'aggregation.requestTimeoutMs': 400, 'validatorSets.nodeTimeoutMs': 120_000 }),
+    service({ 'upstreams.node': silentNode.url, 'aggregation.deadlineMs': 500, 'aggregation.requestTimeoutMs': 400 }),
     service({ 'upstreams.node': devnet.node.url, localNetworkId: devnet.genesis.networkId, 'rateLimit.aggregationsPerMinute': 0 }),
     service({ 'upstreams.node': devnet.node.url, localNetworkId: devnet.genesis.networkId, 'rateLimit.aggregationsPerMinute': 3 }),
   ]);
 });
 
 afterAll(async () => {
-  await Promise.allSettled([stalled?.close(), bare?.close(), limited?.close()]);
+  await Promise.allSettled([stalled?.close(), unknownNetwork?.close(), bare?.close(), limited?.close()]);
   await devnet?.close();
   await silentNode?.close();
 });
@@ -163,6 +168,15 @@ describe('the deadline bounds the whole request, P-Chain reads included', () => 
     expect(answer.status).toBe(504);
     expect(answer.body).toEqual({ error: 'the aggregation deadline of 500 ms passed while the signing subnet was being read from the P-Chain (platform.validatedBy)' });
     expect(silentNode.methods.slice(before)).toContain('platform.validatedBy');
+  });
+
+  it("reading the node's network ID (info.getNetworkID), which the network rule needs", async () => {
+    const before = silentNode.methods.length;
+    const answer = await post(unknownNetwork.url, ICM, { message: fuji('network id') });
+    expect(answer.status).toBe(504);
+    expect(answer.body).toEqual({ error: "the aggregation deadline of 500 ms passed while the node's network ID was being read (info.getNetworkID)" });
+    expect(silentNode.methods.slice(before)).toEqual(['info.getNetworkID']);
+    expect(unknownNetwork.aggregator.active).toBe(0);
   });
 
   it('reading a P-Chain transaction (GET …/{txHash})', async () => {
