@@ -1,5 +1,5 @@
 // `warpgate decode <hex | ->`: prints a signed or unsigned Warp message (or SendWarpMessage log
-// data) as pretty JSON, decoded down to the AddressedCall and L1 message fields.
+// data) as pretty JSON, decoded down to the AddressedCall and its L1 or Teleporter message fields.
 import { describeWarpMessage } from '../warp/describe.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { hexToBytes } from '../warp/hex.js';
@@ -10,7 +10,8 @@ const USAGE = `usage: warpgate decode <hex>
        warpgate decode -        (read the hex from stdin)
 
 Decodes a signed or unsigned Warp message, or the data of a SendWarpMessage log, and prints JSON:
-ids in hex and cb58, the messageID, signer indices, the payload and any L1 message in it.
+ids in hex and cb58, the messageID, signer indices, the payload and any L1 or Teleporter
+message in it (uint256 values as decimal strings).
 `;
 
 /** A message is at most ~24 KiB; its hex, with whitespace, stays far below this. */

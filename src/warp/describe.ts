@@ -9,6 +9,7 @@ import { bytesTo0xHex } from './hex.js';
 import { parseL1Message, validationIdOfRegistration, type L1Message, type PChainOwner } from './l1-messages.js';
 import { parsePayload } from './payload.js';
 import { parseWarpMessage } from './signed-message.js';
+import { decodeTeleporterMessage, type TeleporterMessage } from './teleporter.js';
 
 export interface IdDescription {
   hex: string;
@@ -17,9 +18,27 @@ export interface IdDescription {
 
 export type L1MessageDescription = { type: L1Message['type'] } & Record<string, unknown>;
 
+/** uint256 values as decimal strings, addresses and bytes as 0x hex. */
+export interface TeleporterMessageDescription {
+  messageNonce: string;
+  originSenderAddress: string;
+  destinationBlockchainId: IdDescription;
+  destinationAddress: string;
+  requiredGasLimit: string;
+  allowedRelayerAddresses: string[];
+  receipts: { receivedMessageNonce: string; relayerRewardAddress: string }[];
+  message: string;
+}
+
 export type PayloadDescription =
   | { type: 'Hash'; hash: string }
-  | { type: 'AddressedCall'; sourceAddress: string; payload: string; inner?: L1MessageDescription }
+  | {
+      type: 'AddressedCall';
+      sourceAddress: string;
+      payload: string;
+      inner?: L1MessageDescription;
+      teleporter?: TeleporterMessageDescription;
+    }
   | { type: 'unknown'; bytes: string; error: string };
 
 export interface WarpMessageDescription {
@@ -72,6 +91,22 @@ export function describeL1Message(msg: L1Message, encoded: Uint8Array): L1Messag
   }
 }
 
+export function describeTeleporterMessage(m: TeleporterMessage): TeleporterMessageDescription {
+  return {
+    messageNonce: m.messageNonce.toString(),
+    originSenderAddress: bytesTo0xHex(m.originSenderAddress),
+    destinationBlockchainId: id(m.destinationBlockchainID),
+    destinationAddress: bytesTo0xHex(m.destinationAddress),
+    requiredGasLimit: m.requiredGasLimit.toString(),
+    allowedRelayerAddresses: m.allowedRelayerAddresses.map(bytesTo0xHex),
+    receipts: m.receipts.map((r) => ({
+      receivedMessageNonce: r.receivedMessageNonce.toString(),
+      relayerRewardAddress: bytesTo0xHex(r.relayerRewardAddress),
+    })),
+    message: bytesTo0xHex(m.message),
+  };
+}
+
 function describePayload(bytes: Uint8Array): PayloadDescription {
   let payload;
   try {
@@ -94,6 +129,10 @@ function describePayload(bytes: Uint8Array): PayloadDescription {
   } catch (err) {
     errorText(err);
   }
+  // Teleporter is recognised by its bytes alone (a canonical ABI encoding), not by the source
+  // address: TeleporterMessenger versions and private deployments live at other addresses.
+  const teleporter = decodeTeleporterMessage(payload.payload);
+  if (teleporter) out.teleporter = describeTeleporterMessage(teleporter);
   return out;
 }
 

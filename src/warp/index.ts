@@ -67,8 +67,18 @@ export { parseMessageInput, unwrapSendWarpMessageLogData } from './message-input
 export {
   describeWarpMessage,
   describeL1Message,
+  describeTeleporterMessage,
   type WarpMessageDescription,
   type PayloadDescription,
   type L1MessageDescription,
   type IdDescription,
+  type TeleporterMessageDescription,
 } from './describe.js';
+export {
+  decodeTeleporterMessage,
+  encodeTeleporterMessage,
+  teleporterMessageOfPayload,
+  TELEPORTER_MESSENGER_V1_ADDRESS,
+  type TeleporterMessage,
+  type TeleporterMessageReceipt,
+} from './teleporter.js';

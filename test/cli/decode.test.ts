@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { FUJI_TELEPORTER_LOG_DATA } from '../warp/teleporter-vectors.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vectors = JSON.parse(readFileSync(new URL('../fixtures/warp-vectors.json', import.meta.url), 'utf8'));
@@ -48,6 +49,32 @@ describe('warpgate decode', () => {
       payload: { type: 'AddressedCall', inner: { type: 'L1ValidatorWeight', nonce: '4', weight: '41' } },
     });
     expect(out.messageId.cb58).toMatch(/^[1-9A-HJ-NP-Za-km-z]+$/);
+    expect(out.payload.teleporter).toBeUndefined();
+  });
+
+  it('shows a real Fuji Teleporter message under the AddressedCall, uint256 values as decimal strings', async () => {
+    const r = await warpgate(['decode', FUJI_TELEPORTER_LOG_DATA]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.payload.type).toBe('AddressedCall');
+    expect(out.payload.sourceAddress).toBe('0x253b2784c75e510dd0ff1da844684a1ac0aa5fcf');
+    expect(out.payload.inner).toBeUndefined();
+    const relayer = '0x7ec2afb0a06a73666adc24983ebdbf2b6f1d7082';
+    expect(out.payload.teleporter).toEqual({
+      messageNonce: '277',
+      originSenderAddress: '0x8578ae7723751446b196bd5124e1bf57b40eb7bc',
+      destinationBlockchainId: {
+        hex: '0x7fc93d85c6d62c5b2ac0b519c87010ea5294012d1e407030d6acd0021cac10d5',
+        cb58: 'yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp',
+      },
+      destinationAddress: '0x9660ed66aef60dfba5467afe865f612edbfb5c71',
+      requiredGasLimit: '85000',
+      allowedRelayerAddresses: [],
+      receipts: ['4512', '4514', '4533', '4584', '4585'].map((n) => ({ receivedMessageNonce: n, relayerRewardAddress: relayer })),
+      message: expect.stringMatching(/^0x[0-9a-f]{384}$/),
+    });
+    expect(out.payload.teleporter.message.endsWith('038d7ea4c68000')).toBe(true);
   });
 
   it('reads hex from stdin with -, and unwraps SendWarpMessage log data', async () => {
