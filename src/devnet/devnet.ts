@@ -13,8 +13,8 @@ import { startService, type Service, type ServiceOptions } from '../server/servi
 import { l1MessageBuilder } from '../server/l1-messages.js';
 import { createLogger } from '../server/logger.js';
 import { packagePath, tsExecArgv } from '../util/ts-runtime.js';
-import { buildGenesis, type DevnetGenesis } from './genesis.js';
-import { startPChainNode, type SimulatedNode } from './pchain-node.js';
+import { buildGenesis, type DevnetGenesis } from './genesis/index.js';
+import { startPChainNode, type SimulatedNode } from './pchain/node.js';
 import type { HostedSigner, SignerHostFailed, SignerHostReady, SignerHostStart } from './signer-host.js';
 import { SignerSupervisor, type RestartPolicy } from './signer-supervisor.js';
 

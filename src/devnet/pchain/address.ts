@@ -3,7 +3,7 @@
 // keys and L1 validator owners are shown this way in JSON-RPC results.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
-import { bech32Encode } from '../util/bech32.js';
+import { bech32Encode } from '../../util/bech32.js';
 
 const NETWORK_HRPS: ReadonlyMap<number, string> = new Map([
   [1, 'avax'],

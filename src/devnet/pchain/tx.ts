@@ -6,12 +6,12 @@
 // is why amounts and weights are kept as bigint and written with stringifyJson).
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { cb58Encode, ID_LENGTH, NODE_ID_LENGTH } from '../warp/cb58.js';
-import { ByteWriter } from '../warp/codec.js';
-import { WarpFormatError } from '../warp/errors.js';
-import { bytesTo0xHex, concatBytes } from '../warp/hex.js';
-import type { PChainOwner } from '../warp/l1-messages.js';
-import { formatPChainAddress } from './pchain-address.js';
+import { cb58Encode, ID_LENGTH, NODE_ID_LENGTH } from '../../warp/cb58.js';
+import { ByteWriter } from '../../warp/codec.js';
+import { WarpFormatError } from '../../warp/errors.js';
+import { bytesTo0xHex, concatBytes } from '../../warp/hex.js';
+import type { PChainOwner } from '../../warp/l1-messages.js';
+import { formatPChainAddress } from './address.js';
 
 /** Type IDs of the P-Chain's linear codec (skips included, as registered in txs/codec.go). */
 export const PCHAIN_TYPE_IDS = {

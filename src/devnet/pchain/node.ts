@@ -4,16 +4,16 @@
 // fail (down, slow, erroring) so tests can watch a client cope with a bad node.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { loadBackend } from '../bls/index.js';
-import type { BlsBackend } from '../bls/types.js';
-import { cb58Encode, P_CHAIN_ID } from '../warp/cb58.js';
-import type { DevnetGenesis } from './genesis.js';
-import { JsonRpcError, sendAnswer, serveJsonRpc, serviceMap, stringifyJson, type JsonRpcService } from './json-rpc.js';
-import { healthReport, healthService, infoService } from './pchain-info.js';
-import { platformService } from './pchain-methods.js';
-import { PChainState } from './pchain-state.js';
-
-export { pchainStateView, PChainState, type PChainStateView } from './pchain-state.js';
+import { loadBackend } from '../../bls/index.js';
+import type { BlsBackend } from '../../bls/types.js';
+import { cb58Encode, P_CHAIN_ID } from '../../warp/cb58.js';
+import type { DevnetGenesis } from '../genesis/types.js';
+import { stringifyJson } from './go-json.js';
+import { healthReport, healthService, infoService } from './info-service.js';
+import { JsonRpcError } from './json-rpc-errors.js';
+import { sendAnswer, serveJsonRpc, serviceMap, type JsonRpcService } from './json-rpc-server.js';
+import { platformService } from './platform-service.js';
+import { PChainState } from './state.js';
 
 /** null: healthy. down: connections close unanswered. slow: answers wait. error: every call fails. */
 export type NodeFault = null | 'down' | 'slow' | 'error';

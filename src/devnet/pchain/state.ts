@@ -2,10 +2,11 @@
 // subnet and height (what getValidatorsAt serves), L1 validators by validation ID, transactions
 // by ID, and the view a signer policy needs to decide whether a P-Chain L1 message is true
 // (protocol.md section 6, avalanchego vms/platformvm/network/warp.go).
-import type { ValidatorEntry } from '../validators/canonical-set.js';
-import { bytesEqual, bytesToHex } from '../warp/hex.js';
-import { PRIMARY_NETWORK_ID } from '../warp/cb58.js';
-import { l1EntriesAt, validationKey, type DevnetGenesis, type DevnetTransaction, type L1ValidatorRecord } from './genesis.js';
+import type { ValidatorEntry } from '../../validators/canonical-set.js';
+import { bytesEqual, bytesToHex } from '../../warp/hex.js';
+import { PRIMARY_NETWORK_ID } from '../../warp/cb58.js';
+import { l1EntriesAt, validationKey } from '../genesis/history.js';
+import type { DevnetGenesis, DevnetTransaction, L1ValidatorRecord } from '../genesis/types.js';
 
 /** What a signer policy asks before signing a P-Chain L1 message. */
 export interface PChainStateView {
