@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
-import type { HostedSigner, SignerHostReady } from './signer-host.js';
+import type { HostedSigner, SignerHostReady } from './protocol.js';
 
 export interface RestartPolicy {
   /** Wait before the first restart; doubles with each quick death. */
