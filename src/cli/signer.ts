@@ -16,6 +16,7 @@ import { parseNodeUrl } from '../signer/node-rpc.js';
 import type { SigningBackend } from '../signer/types.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
 import { intOption, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { firstShutdownSignal } from './signals.js';
 
 const USAGE = `usage: warpgate signer --key FILE (--listen PORT | --connect URL) [options]
 
@@ -200,15 +201,7 @@ export async function run(argv: string[]): Promise<number> {
     await peer.close();
     throw err;
   }
-  const stopped = new Promise<string>((resolve) => {
-    const onSignal = (signal: string): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  const stopped = firstShutdownSignal();
   logger.info(
     {
       publicKey: peer.publicKeyHex,

@@ -76,7 +76,7 @@ function readConfigFile(file: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   file?: string;
   env?: NodeJS.ProcessEnv;
   /** Values that win over everything (CLI flags such as --port). */

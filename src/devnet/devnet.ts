@@ -17,7 +17,7 @@ import { startSignerHost } from './signers/launch.js';
 import type { HostedSigner, SignerHostReady } from './signers/protocol.js';
 import { SignerSupervisor, type RestartPolicy } from './signers/supervisor.js';
 
-export interface DevnetOptions {
+interface DevnetOptions {
   validators?: number;
   seed?: string;
   byzantine?: number;
@@ -54,7 +54,7 @@ export interface Devnet {
   close(): Promise<void>;
 }
 
-export interface DevnetInfo {
+interface DevnetInfo {
   url: string;
   networkId: number;
   subnetId: string;

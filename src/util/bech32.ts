@@ -3,7 +3,7 @@
 // (`P-avax1…`, `fuji1…`), and the devnet prints P-Chain addresses as a node does.
 import { bech32 } from '@scure/base';
 
-export interface Bech32Decoded {
+interface Bech32Decoded {
   hrp: string;
   bytes: Uint8Array;
 }

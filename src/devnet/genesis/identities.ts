@@ -7,6 +7,7 @@ import type { PChainOwner } from '../../warp/l1-messages.js';
 import { shortIdOfPublicKey } from '../pchain/address.js';
 import type { BaseTxFields } from '../pchain/tx.js';
 import { derive, deriveSecp256k1SecretKey } from './keys.js';
+import type { DevnetGenesis } from './types.js';
 
 export const NANO_AVAX = 1_000_000_000n;
 
@@ -17,19 +18,11 @@ const WELL_KNOWN_IDS: ReadonlyMap<number, { avaxAssetId: string; xChainId: strin
   [12345, { avaxAssetId: '2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe', xChainId: '2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed', cChainId: '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC' }],
 ]);
 
-export interface NetworkIdentities {
-  seed: string;
-  networkId: number;
-  subnetId: Uint8Array;
-  blockchainId: Uint8Array;
-  /** The validator manager contract (20 bytes) on `blockchainId`. */
-  managerAddress: Uint8Array;
-  xChainId: Uint8Array;
-  cChainId: Uint8Array;
-  avaxAssetId: Uint8Array;
+/** The network's IDs as the genesis keeps them, and the owner's key with its P-Chain owner form. */
+export type NetworkIdentities = Pick<DevnetGenesis, 'seed' | 'networkId' | 'subnetId' | 'blockchainId' | 'managerAddress' | 'xChainId' | 'cChainId' | 'avaxAssetId'> & {
   /** The owner of the UTXOs and the subnet, and of every L1 validator's balance. */
   owner: { secretKey: Uint8Array; shortId: Uint8Array; pchainOwner: PChainOwner };
-}
+};
 
 export function networkIdentities(seed: string, networkId: number): NetworkIdentities {
   const known = WELL_KNOWN_IDS.get(networkId);

@@ -13,7 +13,7 @@ import type { ManagerSigner } from './warp.js';
 
 const REGISTRATION_BALANCE = 5n * NANO_AVAX;
 
-export interface FeaturedRegistration {
+interface FeaturedRegistration {
   tx: SignedPChainTx;
   validationId: Uint8Array;
   payload: RegisterL1Validator;

@@ -9,7 +9,7 @@ import { baseTx, type NetworkIdentities } from './identities.js';
 import type { ValidatorKeys } from './validator-keys.js';
 import type { ManagerSigner } from './warp.js';
 
-export interface WeightChangeTx {
+interface WeightChangeTx {
   tx: SignedPChainTx;
   validationId: Uint8Array;
   nonce: bigint;
@@ -17,7 +17,7 @@ export interface WeightChangeTx {
   signedMessage: Uint8Array;
 }
 
-export interface WeightChanges {
+interface WeightChanges {
   /** The validator whose weight changed, by index, and its new (current) weight. */
   validatorIndex: number;
   committed: WeightChangeTx;

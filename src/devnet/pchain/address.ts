@@ -16,7 +16,7 @@ const NETWORK_HRPS: ReadonlyMap<number, string> = new Map([
 ]);
 const FALLBACK_HRP = 'custom';
 
-export function hrpOfNetwork(networkId: number): string {
+function hrpOfNetwork(networkId: number): string {
   return NETWORK_HRPS.get(networkId) ?? FALLBACK_HRP;
 }
 

@@ -8,7 +8,7 @@ import { JsonRpcError } from './json-rpc-errors.js';
 import type { JsonRpcService } from './json-rpc-server.js';
 import { knownChains } from './platform-service.js';
 
-export const SIMULATED_NODE_VERSION = 'avalanchego/1.14.0';
+const SIMULATED_NODE_VERSION = 'avalanchego/1.14.0';
 
 const NETWORK_NAMES: ReadonlyMap<number, string> = new Map([
   [1, 'mainnet'],

@@ -129,7 +129,7 @@ function decodeId(text: string, field: string): Uint8Array {
 }
 
 /** json.Uint64's parser: optional surrounding quotes, then decimal digits only. */
-export function parseUint64(value: unknown, field: string): bigint {
+function parseUint64(value: unknown, field: string): bigint {
   let text: string | undefined;
   if (typeof value === 'string') text = value;
   else if (typeof value === 'number' && Number.isSafeInteger(value)) text = String(value);

@@ -2,7 +2,7 @@
 // answers with (all over HTTP 200) and the one fixed message for params that do not decode.
 export const JSON_RPC_PARSE_ERROR = -32700;
 export const JSON_RPC_INVALID_REQUEST = -32600;
-export const JSON_RPC_SERVER_ERROR = -32000;
+const JSON_RPC_SERVER_ERROR = -32000;
 
 /** avalanchego's errInvalidArg: the only thing a caller learns about params that do not decode. */
 export const INVALID_ARGUMENT_MESSAGE =

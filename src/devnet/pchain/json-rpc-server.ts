@@ -16,10 +16,10 @@ import { JsonRpcArgs } from './json-rpc-args.js';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, JsonRpcError } from './json-rpc-errors.js';
 
 /** Request bodies above this are refused before parsing; no P-Chain call needs more. */
-export const MAX_REQUEST_BYTES = 1024 * 1024;
+const MAX_REQUEST_BYTES = 1024 * 1024;
 
 /** One JSON-RPC method: decoded params in, result out (or a thrown JsonRpcError). */
-export type JsonRpcMethod = (args: JsonRpcArgs) => unknown;
+type JsonRpcMethod = (args: JsonRpcArgs) => unknown;
 
 /** A gorilla "service": the part of the method name before the dot, e.g. `platform`. */
 export interface JsonRpcService {
@@ -29,7 +29,7 @@ export interface JsonRpcService {
 }
 
 /** What happens to one call, for the caller's hooks (logging, fault injection). */
-export interface JsonRpcHooks {
+interface JsonRpcHooks {
   /** Told about every request whose envelope parsed, before the method runs. */
   onCall?(method: string, params: unknown): void;
   /** When it returns an error, that error answers the call instead of the method. */
@@ -37,7 +37,7 @@ export interface JsonRpcHooks {
 }
 
 /** What to write back: a status, content type and body. */
-export interface HttpAnswer {
+interface HttpAnswer {
   status: number;
   contentType: string;
   body: string;
@@ -56,7 +56,7 @@ function plainText(status: number, body: string): HttpAnswer {
 }
 
 /** gorilla's content-type rule, with avalanchego's two registered codecs (so no default). */
-export function checkRpcRequestHead(method: string | undefined, contentType: string | undefined): HttpAnswer | undefined {
+function checkRpcRequestHead(method: string | undefined, contentType: string | undefined): HttpAnswer | undefined {
   if (method !== 'POST') return plainText(405, `rpc: POST method required, received ${method ?? ''}`);
   const bare = (contentType ?? '').split(';')[0] ?? '';
   if (bare.toLowerCase() !== 'application/json') return plainText(415, `rpc: unrecognized Content-Type: ${bare}`);
@@ -90,7 +90,7 @@ function answerJson(envelope: Pick<Envelope, 'id'> | undefined, payload: { resul
  * a method that throws something other than JsonRpcError answers -32000 with its message, as a
  * Go handler's returned error would.
  */
-export async function answerJsonRpc(
+async function answerJsonRpc(
   body: string,
   services: ReadonlyMap<string, JsonRpcService>,
   hooks: JsonRpcHooks = {},
@@ -199,7 +199,7 @@ function resolveMethod(requested: string, services: ReadonlyMap<string, JsonRpcS
 }
 
 /** Reads a request body up to `limit` bytes; resolves undefined when it is longer. */
-export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<string | undefined> {
+function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

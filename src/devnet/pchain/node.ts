@@ -16,16 +16,16 @@ import { platformService } from './platform-service.js';
 import { PChainState } from './state.js';
 
 /** null: healthy. down: connections close unanswered. slow: answers wait. error: every call fails. */
-export type NodeFault = null | 'down' | 'slow' | 'error';
+type NodeFault = null | 'down' | 'slow' | 'error';
 
-export const DEFAULT_SLOW_DELAY_MS = 1_000;
+const DEFAULT_SLOW_DELAY_MS = 1_000;
 /** Delays are capped so a mistaken setFault cannot stall a test run. */
-export const MAX_SLOW_DELAY_MS = 60_000;
-export const DEFAULT_MAX_LOGGED_CALLS = 1_000;
+const MAX_SLOW_DELAY_MS = 60_000;
+const DEFAULT_MAX_LOGGED_CALLS = 1_000;
 /** The message every JSON-RPC call gets while the node is in the 'error' fault mode. */
 export const SIMULATED_ERROR_MESSAGE = 'simulated failure: the node was told to fail (setFault("error"))';
 
-export interface PChainNodeOptions {
+interface PChainNodeOptions {
   genesis: DevnetGenesis;
   host?: string;
   /** 0 (the default) picks a free port. */
@@ -38,7 +38,7 @@ export interface PChainNodeOptions {
   bls?: BlsBackend;
 }
 
-export interface LoggedCall {
+interface LoggedCall {
   method: string;
   params: unknown;
 }

@@ -16,7 +16,7 @@ import type { JsonRpcService } from './json-rpc-server.js';
 import type { PChainState } from './state.js';
 import { hexWithChecksum, signedTxJson } from './tx.js';
 
-export interface PlatformServiceOptions {
+interface PlatformServiceOptions {
   /** Answer getValidatorsAt as older nodes did: `{validators: {"NodeID-…": weight}}`. */
   legacyValidatorsAtShape?: boolean;
   /** For getAllValidatorsAt's canonical ordering. */

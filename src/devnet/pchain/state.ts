@@ -9,7 +9,7 @@ import { l1EntriesAt, validationKey } from '../genesis/history.js';
 import type { DevnetGenesis, DevnetTransaction, L1ValidatorRecord } from '../genesis/types.js';
 
 /** What a signer policy asks before signing a P-Chain L1 message. */
-export interface PChainStateView {
+interface PChainStateView {
   /** True iff `subnetId` was converted to an L1 with exactly this conversionID. */
   conversionHappened(subnetId: Uint8Array, conversionId: Uint8Array): boolean;
   /** The conversionID of a converted subnet, else undefined (tells "not converted" from "wrong ID"). */
@@ -77,9 +77,4 @@ export class PChainState {
       },
     };
   }
-}
-
-/** The state view a devnet signer's policy uses (see PChainStateView). */
-export function pchainStateView(genesis: DevnetGenesis): PChainStateView {
-  return new PChainState(genesis).view();
 }

@@ -14,7 +14,7 @@ import {
 } from '../../../src/devnet/genesis/index.js';
 import { proofOfPossession } from '../../../src/devnet/genesis/pop.js';
 import { shortIdOfPublicKey } from '../../../src/devnet/pchain/address.js';
-import { pchainStateView } from '../../../src/devnet/pchain/state.js';
+import { PChainState } from '../../../src/devnet/pchain/state.js';
 import { encodeUnsignedTx, signedTxJson, unsignedTxJson, type ConvertSubnetToL1Tx } from '../../../src/devnet/pchain/tx.js';
 import { stringifyJson } from '../../../src/devnet/pchain/go-json.js';
 import { canonicalSet } from '../../../src/validators/canonical-set.js';
@@ -260,7 +260,7 @@ describe('buildGenesis: the P-Chain transactions', () => {
     expect(message.nonce).toBe(WEIGHT_CHANGE_NONCE);
     expect(message.weight).not.toBe(0n);
     expect(verifySignedMessage(signed, l1EntriesAt(small.l1Validators, HEIGHTS.weightChange - 1), 67, small.networkId)).toMatchObject({ valid: true });
-    const view = pchainStateView(small);
+    const view = new PChainState(small).view();
     expect(view.currentWeightAndNonce(message.validationId)).toEqual({ weight: message.weight, minNonce: message.nonce + 1n });
     const validator = small.validators.find((v) => bytesToHex(v.validationId) === bytesToHex(message.validationId))!;
     expect(validator.weight).toBe(message.weight);
@@ -269,7 +269,7 @@ describe('buildGenesis: the P-Chain transactions', () => {
   it('keeps a later weight change Processing, not yet applied to the state', () => {
     const pending = small.transactions.find((t) => t.status === 'Processing')!;
     expect(pending.tx.unsigned.kind).toBe('SetL1ValidatorWeightTx');
-    const view = pchainStateView(small);
+    const view = new PChainState(small).view();
     const state = view.currentWeightAndNonce(small.pendingWeightChange.validationId)!;
     expect(state.weight).not.toBe(small.pendingWeightChange.weight);
     expect(small.pendingWeightChange.nonce + 1n).not.toBe(state.minNonce);
@@ -391,8 +391,8 @@ describe('P-Chain transaction checks', () => {
   });
 });
 
-describe('pchainStateView', () => {
-  const view = pchainStateView(small);
+describe('the P-Chain state view', () => {
+  const view = new PChainState(small).view();
 
   it('knows the conversion that happened, and no other', () => {
     expect(view.conversionHappened(small.subnetId, small.conversion.conversionId)).toBe(true);
@@ -402,7 +402,7 @@ describe('pchainStateView', () => {
   });
 
   it('works on a structured clone of the genesis (as a worker thread receives it)', () => {
-    const cloned = pchainStateView(structuredClone(small));
+    const cloned = new PChainState(structuredClone(small)).view();
     expect(cloned.conversionHappened(small.subnetId, small.conversion.conversionId)).toBe(true);
     expect(cloned.currentWeightAndNonce(small.weightChange.validationId)).toEqual(view.currentWeightAndNonce(small.weightChange.validationId));
   });
