@@ -13,7 +13,7 @@ import { DEFAULT_QUORUM_PERCENTAGE } from '../validators/quorum.js';
 import { verifySignedMessage } from '../validators/verify.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { hexToBytes } from '../warp/hex.js';
-import { intOption, parseArgs, stringOption, UsageError } from './args.js';
+import { intOption, parseArgs, UsageError } from './args.js';
 
 const USAGE = `usage: warpgate verify --message <signed message hex> --validators <file>
                       [--quorum 67] [--network-id N] [--backend blst|noble]
@@ -62,10 +62,10 @@ async function readValidatorsFile(path: string) {
   }
 }
 
-function backendOption(value: unknown): BackendName | undefined {
+function backendOption(value: string | undefined): BackendName | undefined {
   if (value === undefined) return undefined;
   if (value === 'blst' || value === 'noble') return value;
-  throw new UsageError(`verify: --backend must be blst or noble, got '${String(value)}'`);
+  throw new UsageError(`verify: --backend must be blst or noble, got '${value}'`);
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -86,8 +86,8 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`verify: unexpected argument '${positionals[0]}'; see warpgate verify --help`);
-  const messageHex = stringOption(options.message);
-  const validatorsPath = stringOption(options.validators);
+  const messageHex = options.message;
+  const validatorsPath = options.validators;
   if (messageHex === undefined || validatorsPath === undefined) {
     throw new UsageError('verify: --message and --validators are required; see warpgate verify --help');
   }

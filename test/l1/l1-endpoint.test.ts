@@ -5,7 +5,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENESIS_TIME, l1EntriesAt } from '../../src/devnet/genesis.js';
+import { GENESIS_TIME, l1EntriesAt } from '../../src/devnet/genesis/index.js';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
 import { conversionDataFromTxJson } from '../../src/server/l1-messages.js';
 import { PChainClient } from '../../src/validators/pchain-client.js';

@@ -11,7 +11,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
-import { HEIGHTS } from '../../src/devnet/genesis.js';
+import { HEIGHTS } from '../../src/devnet/genesis/index.js';
 import { loadConfig } from '../../src/config/config.js';
 import { startService, type Service } from '../../src/server/service.js';
 import { l1MessageBuilder } from '../../src/server/l1-messages.js';

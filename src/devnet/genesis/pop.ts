@@ -1,9 +1,9 @@
 // Proofs of possession for devnet keys. Only @noble/curves can sign under the _POP_ DST (blst
 // hard-codes the _SIG_ one) and it takes about 20 ms per proof, so a genesis computes as few as
-// it can (see genesis.ts) and this cache keeps tests that rebuild the same seed from paying
+// it can (see build.ts) and this cache keeps tests that rebuild the same seed from paying
 // again. Bounded: the oldest entry goes first.
-import { nobleBackend } from '../bls/index.js';
-import { bytesToHex } from '../warp/hex.js';
+import { nobleBackend } from '../../bls/index.js';
+import { bytesToHex } from '../../warp/hex.js';
 
 const MAX_ENTRIES = 1024;
 const cache = new Map<string, Uint8Array>();

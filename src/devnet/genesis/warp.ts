@@ -3,16 +3,20 @@
 // transactions carrying them. They are signed exactly as an aggregator would produce them:
 // canonical set of the L1 at that height, heaviest validators first until the 67% quorum,
 // minimal signers bitset, one aggregate signature.
-import type { BlsBackend } from '../bls/types.js';
-import { canonicalSet, type ValidatorEntry } from '../validators/canonical-set.js';
-import type { PublicKeyCache } from '../validators/key-cache.js';
-import { DEFAULT_QUORUM_PERCENTAGE, quorumReached } from '../validators/quorum.js';
-import { encodeSigners } from '../warp/bitset.js';
-import { bytesToHex } from '../warp/hex.js';
-import { encodeSignedMessage } from '../warp/signed-message.js';
-import type { UnsignedMessage } from '../warp/unsigned-message.js';
-import { CURVE_ORDER } from '../bls/constants.js';
-import { bytesToScalar, scalarToBytes } from './genesis-keys.js';
+import { CURVE_ORDER } from '../../bls/constants.js';
+import type { BlsBackend } from '../../bls/types.js';
+import { canonicalSet, type ValidatorEntry } from '../../validators/canonical-set.js';
+import type { PublicKeyCache } from '../../validators/key-cache.js';
+import { DEFAULT_QUORUM_PERCENTAGE, quorumReached } from '../../validators/quorum.js';
+import { encodeSigners } from '../../warp/bitset.js';
+import { bytesToHex } from '../../warp/hex.js';
+import { encodeAddressedCall } from '../../warp/payload.js';
+import { encodeSignedMessage } from '../../warp/signed-message.js';
+import { newUnsignedMessage, type UnsignedMessage } from '../../warp/unsigned-message.js';
+import { l1EntriesAt } from './history.js';
+import type { NetworkIdentities } from './identities.js';
+import { bytesToScalar, scalarToBytes } from './keys.js';
+import type { L1ValidatorRecord } from './types.js';
 
 /**
  * Signs `unsigned` with enough of `validators` (keyless entries included, as they count in the
@@ -20,7 +24,7 @@ import { bytesToScalar, scalarToBytes } from './genesis-keys.js';
  * its 32-byte secret. `keyCache` (for `bls`) saves re-parsing keys across several signings.
  * Returns the signed message bytes.
  */
-export function signOverQuorum(
+function signOverQuorum(
   unsigned: UnsignedMessage,
   validators: readonly ValidatorEntry[],
   secretKeys: ReadonlyMap<string, Uint8Array>,
@@ -51,8 +55,29 @@ export function signOverQuorum(
 }
 
 /** Index of secrets by compressed public key hex, for signOverQuorum. */
-export function secretKeyIndex(keys: Iterable<{ publicKey: Uint8Array; secretKey: Uint8Array }>): Map<string, Uint8Array> {
+function secretKeyIndex(keys: Iterable<{ publicKey: Uint8Array; secretKey: Uint8Array }>): Map<string, Uint8Array> {
   const index = new Map<string, Uint8Array>();
   for (const k of keys) index.set(bytesToHex(k.publicKey), k.secretKey);
   return index;
+}
+
+/** Signs a message from the L1's validator manager with the L1's validators at a height. */
+export type ManagerSigner = (payload: Uint8Array, height: number) => Uint8Array;
+
+/**
+ * A ManagerSigner over `records`, read at each signing (the history adds validators between
+ * signings), with the secrets of `keys`.
+ */
+export function managerSigner(
+  ids: NetworkIdentities,
+  records: readonly L1ValidatorRecord[],
+  keys: Iterable<{ publicKey: Uint8Array; secretKey: Uint8Array }>,
+  bls: BlsBackend,
+  keyCache: PublicKeyCache,
+): ManagerSigner {
+  const secrets = secretKeyIndex(keys);
+  return (payload, height) => {
+    const unsigned = newUnsignedMessage(ids.networkId, ids.blockchainId, encodeAddressedCall(ids.managerAddress, payload));
+    return signOverQuorum(unsigned, l1EntriesAt(records, height), secrets, bls, undefined, keyCache);
+  };
 }

@@ -2,13 +2,14 @@
 // subnet and height (what getValidatorsAt serves), L1 validators by validation ID, transactions
 // by ID, and the view a signer policy needs to decide whether a P-Chain L1 message is true
 // (protocol.md section 6, avalanchego vms/platformvm/network/warp.go).
-import type { ValidatorEntry } from '../validators/canonical-set.js';
-import { bytesEqual, bytesToHex } from '../warp/hex.js';
-import { PRIMARY_NETWORK_ID } from '../warp/cb58.js';
-import { l1EntriesAt, validationKey, type DevnetGenesis, type DevnetTransaction, type L1ValidatorRecord } from './genesis.js';
+import type { ValidatorEntry } from '../../validators/canonical-set.js';
+import { bytesEqual, bytesToHex } from '../../warp/hex.js';
+import { PRIMARY_NETWORK_ID } from '../../warp/cb58.js';
+import { l1EntriesAt, validationKey } from '../genesis/history.js';
+import type { DevnetGenesis, DevnetTransaction, L1ValidatorRecord } from '../genesis/types.js';
 
 /** What a signer policy asks before signing a P-Chain L1 message. */
-export interface PChainStateView {
+interface PChainStateView {
   /** True iff `subnetId` was converted to an L1 with exactly this conversionID. */
   conversionHappened(subnetId: Uint8Array, conversionId: Uint8Array): boolean;
   /** The conversionID of a converted subnet, else undefined (tells "not converted" from "wrong ID"). */
@@ -76,9 +77,4 @@ export class PChainState {
       },
     };
   }
-}
-
-/** The state view a devnet signer's policy uses (see PChainStateView). */
-export function pchainStateView(genesis: DevnetGenesis): PChainStateView {
-  return new PChainState(genesis).view();
 }

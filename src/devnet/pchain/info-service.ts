@@ -1,13 +1,14 @@
 // The simulated node's `info.*` and `health.*` services (avalanchego api/info and api/health):
 // enough of them for clients that check the network ID, the node's version and identity, and
 // whether the node is healthy before trusting it.
-import { cb58Encode } from '../warp/cb58.js';
-import { bytesTo0xHex } from '../warp/hex.js';
-import type { DevnetGenesis } from './genesis.js';
-import { JsonRpcError, type JsonRpcService } from './json-rpc.js';
-import { knownChains } from './pchain-methods.js';
+import { cb58Encode } from '../../warp/cb58.js';
+import { bytesTo0xHex } from '../../warp/hex.js';
+import type { DevnetGenesis } from '../genesis/types.js';
+import { JsonRpcError } from './json-rpc-errors.js';
+import type { JsonRpcService } from './json-rpc-server.js';
+import { knownChains } from './platform-service.js';
 
-export const SIMULATED_NODE_VERSION = 'avalanchego/1.14.0';
+const SIMULATED_NODE_VERSION = 'avalanchego/1.14.0';
 
 const NETWORK_NAMES: ReadonlyMap<number, string> = new Map([
   [1, 'mainnet'],

@@ -9,238 +9,17 @@
 // - a request without an id (a notification) gets an empty 200 answer;
 // - non-POST is 405 and a missing or foreign Content-Type 415, both as plain text.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseJsonLossless } from '../validators/lossless-json.js';
-import { cb58Decode, parseNodeId } from '../warp/cb58.js';
-import { WarpFormatError } from '../warp/errors.js';
-
-export const JSON_RPC_PARSE_ERROR = -32700;
-export const JSON_RPC_INVALID_REQUEST = -32600;
-export const JSON_RPC_SERVER_ERROR = -32000;
-
-/** avalanchego's errInvalidArg: the only thing a caller learns about params that do not decode. */
-export const INVALID_ARGUMENT_MESSAGE =
-  "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
+import { parseJsonLossless } from '../../validators/lossless-json.js';
+import { isRecord } from '../../util/is-record.js';
+import { stringifyJson } from './go-json.js';
+import { JsonRpcArgs } from './json-rpc-args.js';
+import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, JsonRpcError } from './json-rpc-errors.js';
 
 /** Request bodies above this are refused before parsing; no P-Chain call needs more. */
-export const MAX_REQUEST_BYTES = 1024 * 1024;
-
-const MAX_UINT64 = (1n << 64n) - 1n;
-
-/** A failure a handler reports to the caller as a JSON-RPC error object (HTTP 200). */
-export class JsonRpcError extends Error {
-  override readonly name: string = 'JsonRpcError';
-  constructor(
-    message: string,
-    readonly code: number = JSON_RPC_SERVER_ERROR,
-    readonly data: unknown = null,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * Params that do not decode into the method's arguments. The caller sees only
- * INVALID_ARGUMENT_MESSAGE, as from avalanchego; `detail` says what was wrong, for our logs and
- * tests.
- */
-export class InvalidArgumentError extends JsonRpcError {
-  override readonly name = 'InvalidArgumentError';
-  constructor(readonly detail: string) {
-    super(INVALID_ARGUMENT_MESSAGE);
-  }
-}
-
-/**
- * JSON text of `value`, where a bigint is written as a JSON number with all its digits (Go writes
- * plain uint64 fields that way, beyond 2^53), `undefined` object fields are left out, and
- * Uint8Array is not special (callers convert bytes themselves, as each field has its own format).
- */
-export function stringifyJson(value: unknown): string {
-  const parts: string[] = [];
-  write(value, parts);
-  return parts.join('');
-}
-
-function write(value: unknown, out: string[]): void {
-  if (value === null || value === undefined) {
-    out.push('null');
-  } else if (typeof value === 'bigint') {
-    out.push(value.toString());
-  } else if (typeof value === 'string' || typeof value === 'boolean') {
-    out.push(JSON.stringify(value));
-  } else if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError(`stringifyJson: ${value} has no JSON form`);
-    out.push(JSON.stringify(value));
-  } else if (Array.isArray(value)) {
-    out.push('[');
-    value.forEach((item, i) => {
-      if (i > 0) out.push(',');
-      write(item, out);
-    });
-    out.push(']');
-  } else if (value instanceof Uint8Array) {
-    throw new TypeError('stringifyJson: encode bytes explicitly (hex, cb58 or a number array)');
-  } else if (typeof value === 'object') {
-    out.push('{');
-    let first = true;
-    for (const [key, item] of Object.entries(value)) {
-      if (item === undefined) continue;
-      if (!first) out.push(',');
-      first = false;
-      out.push(JSON.stringify(key), ':');
-      write(item, out);
-    }
-    out.push('}');
-  } else {
-    throw new TypeError(`stringifyJson: ${typeof value} has no JSON form`);
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The `height` of getValidatorsAt and friends: a number, or the proposer VM's height. */
-export type HeightArg = bigint | 'proposed';
-
-/**
- * A method's decoded params with typed readers that follow Go's encoding/json and avalanchego's
- * JSON types (ids.ID, ids.NodeID, json.Uint64, platformapi.Height, formatting.Encoding). Every
- * reader throws InvalidArgumentError on a value Go would refuse; an absent or null field is the
- * Go zero value, reported here as undefined.
- */
-export class JsonRpcArgs {
-  private constructor(readonly raw: Record<string, unknown>) {}
-
-  /** Applies json2's params rules: absent/null → {}, object, or `[object]` (first element). */
-  static fromParams(params: unknown): JsonRpcArgs {
-    if (params === undefined || params === null) return new JsonRpcArgs({});
-    if (isRecord(params)) return new JsonRpcArgs(params);
-    if (Array.isArray(params)) {
-      // json2 retries as a one-element Go array: extra elements are dropped, none means zero args.
-      const first: unknown = params[0];
-      if (first === undefined || first === null) return new JsonRpcArgs({});
-      if (isRecord(first)) return new JsonRpcArgs(first);
-      throw new InvalidArgumentError(`params[0] must be an object, got ${describe(first)}`);
-    }
-    throw new InvalidArgumentError(`params must be an object or [object], got ${describe(params)}`);
-  }
-
-  /** The field's value, matching the name case-insensitively as Go does (the last match wins). */
-  get(field: string): unknown {
-    const folded = field.toLowerCase();
-    let found: unknown;
-    for (const [key, value] of Object.entries(this.raw)) {
-      if (key.toLowerCase() === folded) found = value;
-    }
-    return found;
-  }
-
-  /** A Go `string` field. */
-  string(field: string): string | undefined {
-    const value = this.get(field);
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') throw new InvalidArgumentError(`${field} must be a string, got ${describe(value)}`);
-    return value;
-  }
-
-  /** An ids.ID: cb58 of 32 bytes. */
-  id(field: string): Uint8Array | undefined {
-    const value = this.get(field);
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') throw new InvalidArgumentError(`${field} must be a cb58 ID string, got ${describe(value)}`);
-    return decodeId(value, field);
-  }
-
-  /** An []ids.NodeID: `NodeID-…` strings. */
-  nodeIds(field: string): Uint8Array[] | undefined {
-    const value = this.get(field);
-    if (value === undefined || value === null) return undefined;
-    if (!Array.isArray(value)) throw new InvalidArgumentError(`${field} must be an array of NodeIDs`);
-    return value.map((item: unknown, i) => {
-      if (typeof item !== 'string') throw new InvalidArgumentError(`${field}[${i}] must be a NodeID string`);
-      try {
-        return parseNodeId(item, `${field}[${i}]`);
-      } catch (err) {
-        throw new InvalidArgumentError(err instanceof WarpFormatError ? err.message : `${field}[${i}] is not a NodeID`);
-      }
-    });
-  }
-
-  /** A json.Uint64: a decimal string or a JSON number, up to 2^64-1. */
-  uint64(field: string): bigint | undefined {
-    const value = this.get(field);
-    if (value === undefined || value === null) return undefined;
-    return parseUint64(value, field);
-  }
-
-  /** A platformapi.Height: a uint64 (not 2^64-1, which is reserved) or "proposed"; null is 0. */
-  height(field: string): HeightArg | undefined {
-    const value = this.get(field);
-    if (value === undefined) return undefined;
-    if (value === null) return 0n;
-    if (value === 'proposed') return 'proposed';
-    const height = parseUint64(value, field);
-    if (height === MAX_UINT64) throw new InvalidArgumentError(`${field} 2^64-1 is reserved for "proposed"`);
-    return height;
-  }
-
-  /** A formatting.Encoding: hex (the Go zero value), hexc, hexnc or json, in any case. */
-  encoding(field: string): 'hex' | 'hexc' | 'hexnc' | 'json' {
-    const value = this.get(field);
-    if (value === undefined || value === null) return 'hex';
-    if (typeof value === 'string') {
-      const lower = value.toLowerCase();
-      if (lower === 'hex' || lower === 'hexc' || lower === 'hexnc' || lower === 'json') return lower;
-    }
-    throw new InvalidArgumentError(`${field} must be "hex", "hexc", "hexnc" or "json", got ${describe(value)}`);
-  }
-
-  /** A Go `[]string`. */
-  strings(field: string): string[] | undefined {
-    const value = this.get(field);
-    if (value === undefined || value === null) return undefined;
-    if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) {
-      throw new InvalidArgumentError(`${field} must be an array of strings`);
-    }
-    return value;
-  }
-}
-
-function decodeId(text: string, field: string): Uint8Array {
-  let bytes: Uint8Array;
-  try {
-    bytes = cb58Decode(text, field);
-  } catch (err) {
-    throw new InvalidArgumentError(err instanceof WarpFormatError ? err.message : `${field} is not cb58`);
-  }
-  if (bytes.length !== 32) throw new InvalidArgumentError(`${field} must be 32 bytes, got ${bytes.length}`);
-  return bytes;
-}
-
-/** json.Uint64's parser: optional surrounding quotes, then decimal digits only. */
-export function parseUint64(value: unknown, field: string): bigint {
-  let text: string | undefined;
-  if (typeof value === 'string') text = value;
-  else if (typeof value === 'number' && Number.isSafeInteger(value)) text = String(value);
-  else if (typeof value === 'bigint') text = value.toString();
-  if (text === undefined || !/^\d{1,20}$/.test(text)) {
-    throw new InvalidArgumentError(`${field} must be a uint64 (a decimal string or number), got ${describe(value)}`);
-  }
-  const parsed = BigInt(text);
-  if (parsed > MAX_UINT64) throw new InvalidArgumentError(`${field} ${text} exceeds 2^64-1`);
-  return parsed;
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  return typeof value;
-}
+const MAX_REQUEST_BYTES = 1024 * 1024;
 
 /** One JSON-RPC method: decoded params in, result out (or a thrown JsonRpcError). */
-export type JsonRpcMethod = (args: JsonRpcArgs) => unknown;
+type JsonRpcMethod = (args: JsonRpcArgs) => unknown;
 
 /** A gorilla "service": the part of the method name before the dot, e.g. `platform`. */
 export interface JsonRpcService {
@@ -250,7 +29,7 @@ export interface JsonRpcService {
 }
 
 /** What happens to one call, for the caller's hooks (logging, fault injection). */
-export interface JsonRpcHooks {
+interface JsonRpcHooks {
   /** Told about every request whose envelope parsed, before the method runs. */
   onCall?(method: string, params: unknown): void;
   /** When it returns an error, that error answers the call instead of the method. */
@@ -258,7 +37,7 @@ export interface JsonRpcHooks {
 }
 
 /** What to write back: a status, content type and body. */
-export interface HttpAnswer {
+interface HttpAnswer {
   status: number;
   contentType: string;
   body: string;
@@ -277,7 +56,7 @@ function plainText(status: number, body: string): HttpAnswer {
 }
 
 /** gorilla's content-type rule, with avalanchego's two registered codecs (so no default). */
-export function checkRpcRequestHead(method: string | undefined, contentType: string | undefined): HttpAnswer | undefined {
+function checkRpcRequestHead(method: string | undefined, contentType: string | undefined): HttpAnswer | undefined {
   if (method !== 'POST') return plainText(405, `rpc: POST method required, received ${method ?? ''}`);
   const bare = (contentType ?? '').split(';')[0] ?? '';
   if (bare.toLowerCase() !== 'application/json') return plainText(415, `rpc: unrecognized Content-Type: ${bare}`);
@@ -311,7 +90,7 @@ function answerJson(envelope: Pick<Envelope, 'id'> | undefined, payload: { resul
  * a method that throws something other than JsonRpcError answers -32000 with its message, as a
  * Go handler's returned error would.
  */
-export async function answerJsonRpc(
+async function answerJsonRpc(
   body: string,
   services: ReadonlyMap<string, JsonRpcService>,
   hooks: JsonRpcHooks = {},
@@ -420,7 +199,7 @@ function resolveMethod(requested: string, services: ReadonlyMap<string, JsonRpcS
 }
 
 /** Reads a request body up to `limit` bytes; resolves undefined when it is longer. */
-export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<string | undefined> {
+function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { pino } from 'pino';
-import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
-import { CapturedLog, postJson, request, waitFor } from '../ops/helpers.js';
+import { startDevnet, type Devnet } from '../../../src/devnet/devnet.js';
+import { CapturedLog, postJson, request, waitFor } from '../../ops/helpers.js';
 
 const log = new CapturedLog();
 let devnet: Devnet;

@@ -4,28 +4,28 @@
 // fail (down, slow, erroring) so tests can watch a client cope with a bad node.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { loadBackend } from '../bls/index.js';
-import type { BlsBackend } from '../bls/types.js';
-import { cb58Encode, P_CHAIN_ID } from '../warp/cb58.js';
-import type { DevnetGenesis } from './genesis.js';
-import { JsonRpcError, sendAnswer, serveJsonRpc, serviceMap, stringifyJson, type JsonRpcService } from './json-rpc.js';
-import { healthReport, healthService, infoService } from './pchain-info.js';
-import { platformService } from './pchain-methods.js';
-import { PChainState } from './pchain-state.js';
-
-export { pchainStateView, PChainState, type PChainStateView } from './pchain-state.js';
+import { loadBackend } from '../../bls/index.js';
+import type { BlsBackend } from '../../bls/types.js';
+import { cb58Encode, P_CHAIN_ID } from '../../warp/cb58.js';
+import type { DevnetGenesis } from '../genesis/types.js';
+import { stringifyJson } from './go-json.js';
+import { healthReport, healthService, infoService } from './info-service.js';
+import { JsonRpcError } from './json-rpc-errors.js';
+import { sendAnswer, serveJsonRpc, serviceMap, type JsonRpcService } from './json-rpc-server.js';
+import { platformService } from './platform-service.js';
+import { PChainState } from './state.js';
 
 /** null: healthy. down: connections close unanswered. slow: answers wait. error: every call fails. */
-export type NodeFault = null | 'down' | 'slow' | 'error';
+type NodeFault = null | 'down' | 'slow' | 'error';
 
-export const DEFAULT_SLOW_DELAY_MS = 1_000;
+const DEFAULT_SLOW_DELAY_MS = 1_000;
 /** Delays are capped so a mistaken setFault cannot stall a test run. */
-export const MAX_SLOW_DELAY_MS = 60_000;
-export const DEFAULT_MAX_LOGGED_CALLS = 1_000;
+const MAX_SLOW_DELAY_MS = 60_000;
+const DEFAULT_MAX_LOGGED_CALLS = 1_000;
 /** The message every JSON-RPC call gets while the node is in the 'error' fault mode. */
 export const SIMULATED_ERROR_MESSAGE = 'simulated failure: the node was told to fail (setFault("error"))';
 
-export interface PChainNodeOptions {
+interface PChainNodeOptions {
   genesis: DevnetGenesis;
   host?: string;
   /** 0 (the default) picks a free port. */
@@ -38,7 +38,7 @@ export interface PChainNodeOptions {
   bls?: BlsBackend;
 }
 
-export interface LoggedCall {
+interface LoggedCall {
   method: string;
   params: unknown;
 }

@@ -2,23 +2,19 @@
 // honest validators still hold MORE than 80% of the total weight (keyless weight counts in the
 // total and is never honest), so aggregation at 67% must still succeed. Picking the K lightest
 // eligible validators maximizes the honest weight: if even they are too heavy, no choice works.
-import { DevnetGenesisError } from './genesis-errors.js';
+import { FAULT_MODES, type FaultMode } from '../../signer/faults.js';
+import { DevnetGenesisError } from './errors.js';
 
 /** The fraction the honest validators must exceed, as a percentage. */
-export const HONEST_WEIGHT_PERCENT = 80n;
+const HONEST_WEIGHT_PERCENT = 80n;
 
-export type FaultMode = 'invalid-signature' | 'wrong-key' | 'silent' | 'garbage' | 'disconnect';
-
-/** The ways a byzantine signer misbehaves; validators get them in turn so every mode shows up. */
-export const FAULT_MODES: readonly FaultMode[] = ['invalid-signature', 'wrong-key', 'silent', 'garbage', 'disconnect'];
-
-export interface ByzantineCandidate {
+interface ByzantineCandidate {
   index: number;
   weight: bigint;
 }
 
 /** True iff `honest` is strictly more than 80% of `total`. */
-export function honestEnough(honest: bigint, total: bigint): boolean {
+function honestEnough(honest: bigint, total: bigint): boolean {
   return honest * 100n > total * HONEST_WEIGHT_PERCENT;
 }
 
@@ -69,6 +65,7 @@ export function chooseByzantine(
   chosen
     .map((c) => c.index)
     .sort((a, b) => a - b)
+    // Validators get the signer's fault modes in turn, so every mode shows up.
     .forEach((index, i) => faults.set(index, FAULT_MODES[i % FAULT_MODES.length]!));
   return faults;
 }

@@ -3,39 +3,10 @@
 // public key and port (or a `failed` message, and the process exits 1); SIGTERM or a `stop`
 // message closes them and exits 0. A restarted host is given the ports of the one before it,
 // which the service keeps redialing.
-import { loadBackend } from '../bls/index.js';
-import { hexToBytes, bytesToHex } from '../warp/hex.js';
-import { KeyFileBackend, PChainPolicy, SignerPeer, StaticPolicy, type FaultMode, type SigningPolicy } from '../signer/index.js';
-
-export interface HostedSigner {
-  secretKeyHex: string;
-  fault?: FaultMode;
-  /** Wait this long before answering each request (tests of slow signers, e.g. graceful shutdown). */
-  answerDelayMs?: number;
-  /** Listen on this port (a restart reuses its predecessor's); absent: any free port. */
-  port?: number;
-}
-
-export interface SignerHostStart {
-  type: 'start';
-  signers: HostedSigner[];
-  networkId: number;
-  allowedSourceChainsHex: string[];
-  backend: 'blst' | 'noble';
-  /** The simulated node: P-Chain messages are signed only when its state makes them true. */
-  pchainUrl?: string;
-}
-
-export interface SignerHostReady {
-  type: 'ready';
-  signers: { publicKeyHex: string; port: number }[];
-}
-
-/** The host could not start its signers (a port taken, say); it exits 1 after sending this. */
-export interface SignerHostFailed {
-  type: 'failed';
-  reason: string;
-}
+import { loadBackend } from '../../bls/index.js';
+import { KeyFileBackend, PChainPolicy, SignerPeer, StaticPolicy, type SigningPolicy } from '../../signer/index.js';
+import { bytesToHex, hexToBytes } from '../../warp/hex.js';
+import type { SignerHostFailed, SignerHostReady, SignerHostStart } from './protocol.js';
 
 async function main(): Promise<void> {
   const running: SignerPeer[] = [];

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
-import type { HostedSigner, SignerHostReady } from './signer-host.js';
+import type { HostedSigner, SignerHostReady } from './protocol.js';
 
 export interface RestartPolicy {
   /** Wait before the first restart; doubles with each quick death. */
@@ -19,14 +19,14 @@ export interface RestartPolicy {
   maxQuickRestarts: number;
 }
 
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { minDelayMs: 250, maxDelayMs: 10_000, stableMs: 10_000, maxQuickRestarts: 5 };
+const DEFAULT_RESTART_POLICY: RestartPolicy = { minDelayMs: 250, maxDelayMs: 10_000, stableMs: 10_000, maxQuickRestarts: 5 };
 
 /** Starts a host process for these signers; rejects (having ended the process) when it fails to become ready. */
 export type LaunchHost = (signers: HostedSigner[]) => Promise<{ child: ChildProcess; ready: SignerHostReady }>;
 
-export type SupervisorState = 'starting' | 'running' | 'waiting' | 'stopped' | 'gave-up';
+type SupervisorState = 'starting' | 'running' | 'waiting' | 'stopped' | 'gave-up';
 
-export interface SignerSupervisorOptions {
+interface SignerSupervisorOptions {
   /** Names the host in log lines. */
   name: string;
   signers: HostedSigner[];

@@ -2,19 +2,21 @@
 // encodings and error messages as avalanchego's vms/platformvm/service.go produces them
 // (protocol.md sections 5 and 6). uint64 results are decimal strings (json.Uint64) except inside
 // getTx's JSON encoding and the legacy getValidatorsAt shape, where Go writes plain numbers.
-import type { BlsBackend } from '../bls/types.js';
-import { canonicalSet, type CanonicalSet } from '../validators/canonical-set.js';
-import { PublicKeyCache } from '../validators/key-cache.js';
-import { cb58Decode, cb58Encode, P_CHAIN_ID, PRIMARY_NETWORK_ID } from '../warp/cb58.js';
-import { bytesEqual, bytesTo0xHex, bytesToHex } from '../warp/hex.js';
-import type { DevnetGenesis, L1ValidatorRecord, PrimaryValidator } from './genesis.js';
-import { timeAtHeight } from './genesis.js';
-import { JsonRpcError, type HeightArg, type JsonRpcArgs, type JsonRpcService } from './json-rpc.js';
-import { formatPChainAddress } from './pchain-address.js';
-import type { PChainState } from './pchain-state.js';
-import { hexWithChecksum, signedTxJson } from './pchain-tx.js';
+import type { BlsBackend } from '../../bls/types.js';
+import { canonicalSet, type CanonicalSet } from '../../validators/canonical-set.js';
+import { PublicKeyCache } from '../../validators/key-cache.js';
+import { cb58Decode, cb58Encode, P_CHAIN_ID, PRIMARY_NETWORK_ID } from '../../warp/cb58.js';
+import { bytesEqual, bytesTo0xHex, bytesToHex } from '../../warp/hex.js';
+import { timeAtHeight } from '../genesis/history.js';
+import type { DevnetGenesis, L1ValidatorRecord, PrimaryValidator } from '../genesis/types.js';
+import { formatPChainAddress } from './address.js';
+import type { HeightArg, JsonRpcArgs } from './json-rpc-args.js';
+import { JsonRpcError } from './json-rpc-errors.js';
+import type { JsonRpcService } from './json-rpc-server.js';
+import type { PChainState } from './state.js';
+import { hexWithChecksum, signedTxJson } from './tx.js';
 
-export interface PlatformServiceOptions {
+interface PlatformServiceOptions {
   /** Answer getValidatorsAt as older nodes did: `{validators: {"NodeID-…": weight}}`. */
   legacyValidatorsAtShape?: boolean;
   /** For getAllValidatorsAt's canonical ordering. */

@@ -6,8 +6,8 @@ import { EventEmitter } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
-import { SignerSupervisor, restartDelayMs, type LaunchHost, type RestartPolicy } from '../../src/devnet/signer-supervisor.js';
-import type { HostedSigner, SignerHostReady } from '../../src/devnet/signer-host.js';
+import { SignerSupervisor, restartDelayMs, type LaunchHost, type RestartPolicy } from '../../../src/devnet/signers/supervisor.js';
+import type { HostedSigner, SignerHostReady } from '../../../src/devnet/signers/protocol.js';
 
 class FakeChild extends EventEmitter {
   exitCode: number | null = null;

@@ -6,15 +6,15 @@
 // is why amounts and weights are kept as bigint and written with stringifyJson).
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { cb58Encode, ID_LENGTH, NODE_ID_LENGTH } from '../warp/cb58.js';
-import { ByteWriter } from '../warp/codec.js';
-import { WarpFormatError } from '../warp/errors.js';
-import { bytesTo0xHex, concatBytes } from '../warp/hex.js';
-import type { PChainOwner } from '../warp/l1-messages.js';
-import { formatPChainAddress } from './pchain-address.js';
+import { cb58Encode, ID_LENGTH, NODE_ID_LENGTH } from '../../warp/cb58.js';
+import { ByteWriter } from '../../warp/codec.js';
+import { WarpFormatError } from '../../warp/errors.js';
+import { bytesTo0xHex, concatBytes } from '../../warp/hex.js';
+import type { PChainOwner } from '../../warp/l1-messages.js';
+import { formatPChainAddress } from './address.js';
 
 /** Type IDs of the P-Chain's linear codec (skips included, as registered in txs/codec.go). */
-export const PCHAIN_TYPE_IDS = {
+const PCHAIN_TYPE_IDS = {
   TransferInput: 5,
   TransferOutput: 7,
   Credential: 9,
@@ -31,20 +31,20 @@ const SHORT_ID_LENGTH = 20;
 const MAX_BYTES = 0xffff_ffff;
 
 /** secp256k1fx.OutputOwners: who may spend an output. */
-export interface OutputOwners {
+interface OutputOwners {
   locktime: bigint;
   threshold: number;
   /** 20-byte short IDs, sorted. */
   addresses: Uint8Array[];
 }
 
-export interface TransferableOutput {
+interface TransferableOutput {
   assetId: Uint8Array;
   amount: bigint;
   owners: OutputOwners;
 }
 
-export interface TransferableInput {
+interface TransferableInput {
   /** The UTXO being spent. */
   txId: Uint8Array;
   outputIndex: number;
@@ -103,7 +103,7 @@ export interface SetL1ValidatorWeightTx {
   message: Uint8Array;
 }
 
-export type PChainUnsignedTx = ConvertSubnetToL1Tx | RegisterL1ValidatorTx | SetL1ValidatorWeightTx;
+type PChainUnsignedTx = ConvertSubnetToL1Tx | RegisterL1ValidatorTx | SetL1ValidatorWeightTx;
 
 /** A transaction with its credentials, bytes and ID, ready to be served. */
 export interface SignedPChainTx {
@@ -196,7 +196,7 @@ function credentialSignatureCounts(tx: PChainUnsignedTx): number[] {
  * avalanchego's secp256k1 signature over sha256(message): r ‖ s ‖ recovery id (65 bytes),
  * low-s, deterministic (RFC 6979), so the same inputs always give the same transaction ID.
  */
-export function secp256k1Sign(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
+function secp256k1Sign(secretKey: Uint8Array, message: Uint8Array): Uint8Array {
   const recovered = secp256k1.sign(message, secretKey, { prehash: true, format: 'recovered', lowS: true });
   // noble puts the recovery byte first; avalanchego puts it last.
   return concatBytes(recovered.subarray(1), recovered.subarray(0, 1));
@@ -228,7 +228,7 @@ export function hexWithChecksum(bytes: Uint8Array): string {
 // --- JSON -------------------------------------------------------------------------------------
 
 /** The well-known ID of secp256k1fx, shown as every input's and output's `fxID`. */
-export const SECP256K1FX_ID_CB58 = 'spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ';
+const SECP256K1FX_ID_CB58 = 'spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ';
 
 /** A TransferOutput: Go marshals it as a map, so its keys come out sorted. */
 function transferOutputJson(out: TransferableOutput, networkId: number): Record<string, unknown> {
@@ -306,7 +306,7 @@ export function signedTxJson(tx: SignedPChainTx): Record<string, unknown> {
  * What the codec alone would not catch but avalanchego refuses: node IDs that are not 20 bytes,
  * and validators not sorted by node ID (or repeated), which would also shift validation IDs.
  */
-export function checkConversionValidators(validators: readonly ConvertSubnetToL1Validator[]): void {
+function checkConversionValidators(validators: readonly ConvertSubnetToL1Validator[]): void {
   validators.forEach((v, i) => {
     if (v.nodeId.length !== NODE_ID_LENGTH) {
       throw new WarpFormatError(`ConvertSubnetToL1Tx.validators[${i}].nodeID`, `must be ${NODE_ID_LENGTH} bytes, got ${v.nodeId.length}`);

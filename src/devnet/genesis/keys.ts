@@ -2,7 +2,7 @@
 // gives the same keys, node IDs, weights and transaction IDs (tests and `--seed` rely on it),
 // and different seeds give unrelated networks.
 import { sha256 } from '@noble/hashes/sha2.js';
-import { CURVE_ORDER } from '../bls/constants.js';
+import { CURVE_ORDER } from '../../bls/constants.js';
 
 const DOMAIN = 'warpgate-devnet';
 const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
