@@ -19,7 +19,7 @@ import { loadBackend } from '../bls/index.js';
 import type { BlsBackend } from '../bls/types.js';
 import type { ValidatorEntry } from '../validators/canonical-set.js';
 import { PublicKeyCache } from '../validators/key-cache.js';
-import { EMPTY_NODE_ID } from '../validators/pchain-results.js';
+import { EMPTY_NODE_ID } from '../node/pchain-results.js';
 import { cb58Decode, cb58Encode, nodeIdToString, P_CHAIN_ID } from '../warp/cb58.js';
 import { bytesToHex } from '../warp/hex.js';
 import {

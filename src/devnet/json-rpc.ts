@@ -9,7 +9,7 @@
 // - a request without an id (a notification) gets an empty 200 answer;
 // - non-POST is 405 and a missing or foreign Content-Type 415, both as plain text.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseJsonLossless } from '../validators/lossless-json.js';
+import { parseJsonLossless } from '../node/json.js';
 import { cb58Decode, parseNodeId } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 

@@ -10,7 +10,8 @@ import type { Aggregator, AggregationRequest } from '../aggregator/aggregator.js
 import type { Deadline } from '../aggregator/deadline.js';
 import { AggregationError, DeadlineExceededError, NoSigningValidatorsError, OverloadedError, QuorumNotReachedError } from '../aggregator/errors.js';
 import { WorkerPoolBusyError } from '../aggregator/worker-pool.js';
-import { PChainError, PChainHeightError, UnknownChainError, UnknownSubnetError } from '../validators/errors.js';
+import { LookbackExceededError } from '../validators/errors.js';
+import { NodeError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError, type NodeErrorKind } from '../node/errors.js';
 import { dataApiError } from '../proxy/error-shapes.js';
 import { RateLimiter } from '../proxy/rate-limit.js';
 import { clientAddress } from '../proxy/client-identity.js';
@@ -54,6 +55,9 @@ export interface AppDeps {
 
 type Dialect = 'glacier' | 'icm';
 
+/** A node call that failed: 504 when it timed out, 503 when the node cannot be reached, 502 for a bad or error answer. */
+const NODE_ERROR_STATUS: Record<NodeErrorKind, 502 | 503 | 504> = { timeout: 504, unreachable: 503, rpc: 502, 'bad-response': 502 };
+
 /** How the request named its P-Chain height field, for messages about the height. */
 const HEIGHT_FIELD: Record<Dialect, string> = { glacier: 'pChainHeight', icm: 'pchain-height' };
 
@@ -70,10 +74,10 @@ export function classifyError(err: unknown, heightField = HEIGHT_FIELD.glacier):
   if (err instanceof AggregationError) return { status: err.status, message: err.message, headers: {}, expected: true };
   if (err instanceof DeadlineExceededError) return answer(504, err.message);
   // A client's own mistakes: permanent, so 4xx (a 5xx would invite retries).
-  if (err instanceof PChainHeightError) return answer(400, `${heightField}: ${err.message}`);
+  if (err instanceof UnfinalizedHeightError || err instanceof LookbackExceededError) return answer(400, `${heightField}: ${err.message}`);
   if (err instanceof NoSigningValidatorsError) return err.pChainHeight === 0 ? answer(503, err.message) : answer(400, `${heightField}: ${err.message}`);
   if (err instanceof UnknownChainError || err instanceof UnknownSubnetError) return answer(404, err.message);
-  if (err instanceof PChainError) return { status: err.httpStatus(), message: err.message, headers: {}, expected: true };
+  if (err instanceof NodeError) return answer(NODE_ERROR_STATUS[err.kind], err.message);
   if (err instanceof WorkerPoolBusyError) return { status: 503, message: 'the service is overloaded; retry shortly', headers: { 'retry-after': '1' }, expected: true };
   const body = bodyParserProblem(err);
   if (body) return { status: body.status, message: body.message, headers: {}, expected: true };

@@ -17,7 +17,7 @@
 // ID that says which transaction it is, and bytes whose sha256 must be the requested txID, so a
 // confused or hostile node cannot pass off another transaction.
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { AggregationRequest, ValidatorSets } from '../aggregator/aggregator.js';
+import type { AggregationRequest } from '../aggregator/aggregator.js';
 import { ID_LENGTH, idToString, parseCb58Id, parseId } from '../warp/cb58.js';
 import { ByteReader } from '../warp/codec.js';
 import { WarpFormatError } from '../warp/errors.js';
@@ -34,12 +34,13 @@ import {
 } from '../warp/l1-messages.js';
 import { parsePayload } from '../warp/payload.js';
 import { parseWarpMessage } from '../warp/signed-message.js';
-import { PChainError, type PChainClient } from '../validators/pchain-client.js';
-import { UnknownSubnetError } from '../validators/errors.js';
+import type { PChainClient } from '../node/pchain.js';
+import { NodeError, UnknownL1ValidatorError, UnknownSubnetError } from '../node/errors.js';
+import { readUint64 } from '../node/json.js';
+import { isRecord } from '../util/is-record.js';
 import type { L1MessageBuilder } from './app.js';
 import { networkIdOf, type ParsedBody } from './aggregation-request.js';
 import { BadRequestError, HttpError } from './http-errors.js';
-import { nodeNetworkId } from './node-network.js';
 import { untilAborted } from '../util/abortable.js';
 
 /** The request's deadline: every P-Chain read stops waiting when it aborts. */
@@ -93,10 +94,6 @@ interface TxQuery {
   pChainHeight: number;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 // --- query ---------------------------------------------------------------------------------------
 
 function singleQueryValue(query: Record<string, unknown>, name: string): string | undefined {
@@ -141,8 +138,8 @@ export function parseTxQuery(query: Record<string, unknown>): TxQuery {
 class TxJsonReader {
   constructor(readonly txHash: string) {}
 
-  fail(path: string, reason: string, cause?: unknown): PChainError {
-    return new PChainError('platform.getTx', 'bad-response', `transaction ${this.txHash}: ${path} ${reason}`, { cause });
+  fail(path: string, reason: string, cause?: unknown): NodeError {
+    return new NodeError('platform.getTx', 'bad-response', `transaction ${this.txHash}: ${path} ${reason}`, { cause });
   }
 
   record(value: unknown, path: string): Record<string, unknown> {
@@ -176,8 +173,8 @@ class TxJsonReader {
 
   /** A uint64: a JSON number when exact, a decimal string when the lossless parser kept it exact. */
   uint64(value: unknown, path: string): bigint {
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-    if (typeof value === 'string' && /^\d{1,20}$/.test(value) && BigInt(value) < 1n << 64n) return BigInt(value);
+    const n = readUint64(value);
+    if (n !== undefined) return n;
     throw this.fail(path, `is not a uint64: ${JSON.stringify(value)}`);
   }
 
@@ -229,9 +226,8 @@ export function conversionDataFromTxJson(unsignedTx: Record<string, unknown>, tx
 
 // --- the builder -----------------------------------------------------------------------------------
 
-export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSets }): L1MessageBuilder {
-  const { pchain } = deps;
-  const networkIdOfNode = nodeNetworkId(pchain.url.replace(/\/ext\/bc\/P$/, ''));
+export function l1MessageBuilder(deps: { pchain: PChainClient; nodeNetworkId: () => Promise<number> }): L1MessageBuilder {
+  const { pchain, nodeNetworkId: networkIdOfNode } = deps;
 
   const request = (built: BuiltMessage, networkId: number, opts: TxQuery): AggregationRequest => ({
     message: newPChainMessage(networkId, built.l1),
@@ -244,29 +240,20 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
 
   /** The subnet an L1 validator belongs to (platform.getL1Validator). */
   const subnetOfValidator = async (validationId: Uint8Array, opts: ReadOptions): Promise<Uint8Array> => {
-    const method = 'platform.getL1Validator';
     const id = idToString(validationId);
-    let result: unknown;
     try {
-      result = await pchain.call(method, { validationID: id }, opts);
+      return (await pchain.getL1Validator(validationId, opts)).subnetId;
     } catch (err) {
-      if (err instanceof PChainError && err.kind === 'rpc') {
-        throw new HttpError(404, `L1 validator ${id} is not on the P-Chain, so its L1 is unknown and its weight message will not be signed (${err.message})`);
-      }
+      const answer = err instanceof UnknownL1ValidatorError ? err.answer : err instanceof NodeError && err.kind === 'rpc' ? err : undefined;
+      if (answer) throw new HttpError(404, `L1 validator ${id} is not on the P-Chain, so its L1 is unknown and its weight message will not be signed (${answer.message})`);
       throw err;
-    }
-    if (!isRecord(result) || typeof result.subnetID !== 'string') throw new PChainError(method, 'bad-response', 'unexpected result: missing subnetID');
-    try {
-      return parseCb58Id(result.subnetID, 'subnetID');
-    } catch (err) {
-      throw new PChainError(method, 'bad-response', `unexpected result: ${(err as Error).message}`, { cause: err });
     }
   };
 
   const fromCommittedTx = async (txId: Uint8Array, txHash: string, query: TxQuery, opts: ReadOptions): Promise<BuiltMessage> => {
     const [json, bytes] = await Promise.all([pchain.getTx(txId, 'json', opts), pchain.getTx(txId, 'hex', opts)]);
     if (!bytesEqual(sha256(bytes), txId)) {
-      throw new PChainError('platform.getTx', 'bad-response', `the node's bytes for transaction ${txHash} do not hash to its ID`);
+      throw new NodeError('platform.getTx', 'bad-response', `the node's bytes for transaction ${txHash} do not hash to its ID`);
     }
     const typeId = txTypeId(bytes, txHash);
     const r = new TxJsonReader(txHash);
@@ -308,7 +295,7 @@ export function l1MessageBuilder(deps: { pchain: PChainClient; sets: ValidatorSe
       info = await pchain.getSubnet(subnetId, opts);
     } catch (err) {
       if (err instanceof UnknownSubnetError) throw new HttpError(404, `justification: ${err.message}`);
-      if (err instanceof PChainError && err.kind === 'rpc') throw new HttpError(404, `justification: subnet ${subnet} is not known to the P-Chain (${err.message})`);
+      if (err instanceof NodeError && err.kind === 'rpc') throw new HttpError(404, `justification: subnet ${subnet} is not known to the P-Chain (${err.message})`);
       throw err;
     }
     if (info.conversionId.every((b) => b === 0)) {
@@ -390,7 +377,7 @@ function txTypeId(bytes: Uint8Array, txHash: string): number {
     r.expectCodecVersion();
     return r.u32('typeID');
   } catch (err) {
-    if (err instanceof WarpFormatError) throw new PChainError('platform.getTx', 'bad-response', `transaction ${txHash}: ${err.message}`, { cause: err });
+    if (err instanceof WarpFormatError) throw new NodeError('platform.getTx', 'bad-response', `transaction ${txHash}: ${err.message}`, { cause: err });
     throw err;
   }
 }
