@@ -30,18 +30,18 @@
 // that rests on state that moves (a validator's weight, its being registered) is not, and neither
 // is a refusal that rests on state or on a failure.
 import { sha256 } from '@noble/hashes/sha2.js';
-import { ID_LENGTH, idToString, parseCb58Id } from '../warp/cb58.js';
+import { ID_LENGTH, idToString } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { bytesEqual } from '../warp/hex.js';
 import { decodeL1ValidatorRegistrationJustification } from '../warp/justification.js';
 import { parseL1Message, parsePChainMessage, validationIdFromIndex, type L1Message } from '../warp/l1-messages.js';
-import { avalancheCall, NodeQueryError } from './avalanche-rpc.js';
+import { NodeError, UnknownL1ValidatorError, UnknownSubnetError } from '../node/errors.js';
+import { InfoClient } from '../node/info.js';
+import { PChainClient } from '../node/pchain.js';
 import { NodeFacts } from './node-facts.js';
-import { DEFAULT_NODE_TIMEOUT_MS, parseNodeUrl } from './node-rpc.js';
+import { signerNodeTransport } from './node-transport.js';
 import { decideWith, isPChain, PolicyError } from './policy.js';
 import type { SigningPolicy, UnsignedMessage, Verdict } from './types.js';
-
-const ZERO_ID: Uint8Array = new Uint8Array(ID_LENGTH);
 
 export interface PChainPolicyOptions {
   /** The only network whose P-Chain messages are signed. */
@@ -76,19 +76,11 @@ class Refusal extends Error {
 /** A refusal that follows from the message and justification alone. */
 const malformed = (reason: string): Refusal => new Refusal(reason, true);
 
-/** A uint64 the node prints as a decimal string (or a small JSON number). */
-function readUint64(result: Record<string, unknown>, field: string, method: string): bigint {
-  const v = result[field];
-  if (typeof v === 'string' && /^\d{1,20}$/.test(v) && BigInt(v) < 1n << 64n) return BigInt(v);
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
-  throw new NodeQueryError(method, 'answer', `the answer's ${field} is not a uint64: ${JSON.stringify(v)}`);
-}
-
 export class PChainPolicy implements SigningPolicy {
   readonly networkId: number;
   readonly pchainUrl: string;
   private readonly nodeUrl: string;
-  private readonly timeoutMs: number;
+  private readonly pchain: PChainClient;
   private readonly otherChains: SigningPolicy | undefined;
   private readonly facts: NodeFacts;
 
@@ -96,20 +88,19 @@ export class PChainPolicy implements SigningPolicy {
     if (!Number.isInteger(opts.networkId) || opts.networkId < 0 || opts.networkId > 0xffff_ffff) {
       throw new PolicyError(`networkId must be an integer from 0 to 4294967295, got ${opts.networkId}`);
     }
-    let base: string;
+    let node;
     try {
-      base = parseNodeUrl(opts.nodeUrl, 'P-Chain node URL');
+      node = signerNodeTransport(opts.nodeUrl, 'P-Chain node URL', opts.timeoutMs);
     } catch (err) {
       throw new PolicyError((err as Error).message);
     }
     this.networkId = opts.networkId;
-    this.nodeUrl = base;
-    this.pchainUrl = `${base}/ext/bc/P`;
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
+    this.nodeUrl = node.baseUrl;
+    this.pchain = new PChainClient(node);
+    this.pchainUrl = this.pchain.url;
     this.otherChains = opts.otherChains;
     this.facts = new NodeFacts({
-      infoUrl: `${base}/ext/info`,
-      timeoutMs: this.timeoutMs,
+      info: new InfoClient(node),
       ...(opts.nodeFactsTtlMs === undefined ? {} : { ttlMs: opts.nodeFactsTtlMs }),
       ...(opts.now ? { now: opts.now } : {}),
     });
@@ -138,7 +129,7 @@ export class PChainPolicy implements SigningPolicy {
       return { reason: null, final: await this.checkL1Message(l1, justification) };
     } catch (err) {
       if (err instanceof Refusal) return { reason: err.message, final: err.final };
-      if (err instanceof NodeQueryError) return { reason: `cannot check against the P-Chain: ${err.message}`, final: false };
+      if (err instanceof NodeError) return { reason: `cannot check against the P-Chain: ${err.atUrl()}`, final: false };
       throw err;
     }
   }
@@ -260,55 +251,40 @@ export class PChainPolicy implements SigningPolicy {
   /** The subnet's conversionID; refuses when the subnet is unknown or not converted. */
   private async conversionIdOf(subnetId: Uint8Array): Promise<Uint8Array> {
     const subnet = idToString(subnetId);
-    let result: Record<string, unknown>;
+    let conversionId: Uint8Array;
     try {
-      result = await this.read('platform.getSubnet', { subnetID: subnet });
+      ({ conversionId } = await this.read(() => this.pchain.getSubnet(subnetId)));
     } catch (err) {
-      if (err instanceof NodeQueryError && err.kind === 'notFound') throw new Refusal(`subnet ${subnet} is not known to the P-Chain`);
+      if (err instanceof UnknownSubnetError) throw new Refusal(`subnet ${subnet} is not known to the P-Chain`);
       throw err;
     }
-    const raw = result.conversionID;
-    let id = ZERO_ID;
-    if (raw !== undefined && raw !== null) {
-      try {
-        id = parseCb58Id(String(raw), 'conversionID');
-      } catch {
-        throw new NodeQueryError('platform.getSubnet', 'answer', `the answer's conversionID is not a cb58 ID: ${JSON.stringify(raw)}`);
-      }
-    }
-    if (bytesEqual(id, ZERO_ID)) throw new Refusal(`subnet ${subnet} has not been converted to an L1`);
-    return id;
+    if (conversionId.every((b) => b === 0)) throw new Refusal(`subnet ${subnet} has not been converted to an L1`);
+    return conversionId;
   }
 
   /** The L1 validator's weight and minNonce, or undefined when the P-Chain has no such validator. */
   private async l1Validator(validationId: Uint8Array): Promise<{ weight: bigint; minNonce: bigint } | undefined> {
-    const method = 'platform.getL1Validator';
     try {
-      const result = await this.read(method, { validationID: idToString(validationId) });
-      return { weight: readUint64(result, 'weight', method), minNonce: readUint64(result, 'minNonce', method) };
+      return await this.read(() => this.pchain.getL1Validator(validationId));
     } catch (err) {
-      if (err instanceof NodeQueryError && err.kind === 'notFound') return undefined;
+      if (err instanceof UnknownL1ValidatorError) return undefined;
       throw err;
     }
   }
 
   /** The P-Chain's current time, Unix seconds. */
-  private async timestamp(): Promise<bigint> {
-    const method = 'platform.getTimestamp';
-    const result = await this.read(method, {});
-    const ms = typeof result.timestamp === 'string' ? Date.parse(result.timestamp) : NaN;
-    if (!Number.isFinite(ms)) throw new NodeQueryError(method, 'answer', `the answer's timestamp is not a time: ${JSON.stringify(result.timestamp)}`);
-    return BigInt(Math.floor(ms / 1000));
+  private timestamp(): Promise<bigint> {
+    return this.read(() => this.pchain.getTimestamp());
   }
 
   /** Reads P-Chain state, once the node is known to serve this network's bootstrapped P-Chain. */
-  private async read(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async read<T>(call: () => Promise<T>): Promise<T> {
     try {
       await this.requireUsableNode();
-      return await avalancheCall(this.pchainUrl, method, params, this.timeoutMs);
+      return await call();
     } catch (err) {
       // It may come back restarted (bootstrapping again) or reconfigured: ask again then.
-      if (err instanceof NodeQueryError && err.kind === 'unreachable') this.facts.forget();
+      if (err instanceof NodeError && (err.kind === 'unreachable' || err.kind === 'timeout')) this.facts.forget();
       throw err;
     }
   }

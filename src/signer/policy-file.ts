@@ -11,7 +11,7 @@ import { parseCb58Id } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { AllPolicies, NodeConfirmedPolicy, PolicyError, P_CHAIN_NOT_STATIC, StaticPolicy, USE_PCHAIN_NODE, isPChain } from './policy.js';
 import type { SigningPolicy } from './types.js';
-import { parseNodeUrl } from './node-rpc.js';
+import { parseNodeUrl } from '../node/url.js';
 import { PChainPolicy } from './pchain-policy.js';
 
 export interface PolicyConfig {
