@@ -12,6 +12,7 @@ import { AggregationError, DeadlineExceededError, NoSigningValidatorsError, Over
 import { WorkerPoolBusyError } from '../aggregator/worker-pool.js';
 import { LookbackExceededError } from '../validators/errors.js';
 import { NodeError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError, type NodeErrorKind } from '../node/errors.js';
+import { L1RequestError, type L1RequestErrorKind } from '../l1/errors.js';
 import { dataApiError } from '../proxy/error-shapes.js';
 import { RateLimiter } from '../proxy/rate-limit.js';
 import { clientAddress } from '../proxy/client-identity.js';
@@ -58,6 +59,15 @@ type Dialect = 'glacier' | 'icm';
 /** A node call that failed: 504 when it timed out, 503 when the node cannot be reached, 502 for a bad or error answer. */
 const NODE_ERROR_STATUS: Record<NodeErrorKind, 502 | 503 | 504> = { timeout: 504, unreachable: 503, rpc: 502, 'bad-response': 502 };
 
+/** What is wrong with a request for a P-Chain L1 message: a thing that is not there (404) or a mistake in the request (400). */
+const L1_REQUEST_STATUS: Record<L1RequestErrorKind, 400 | 404> = {
+  'not-found': 404,
+  uncommitted: 404,
+  'not-converted': 404,
+  'wrong-tx-type': 400,
+  'bad-justification': 400,
+};
+
 /** How the request named its P-Chain height field, for messages about the height. */
 const HEIGHT_FIELD: Record<Dialect, string> = { glacier: 'pChainHeight', icm: 'pchain-height' };
 
@@ -77,6 +87,7 @@ export function classifyError(err: unknown, heightField = HEIGHT_FIELD.glacier):
   if (err instanceof UnfinalizedHeightError || err instanceof LookbackExceededError) return answer(400, `${heightField}: ${err.message}`);
   if (err instanceof NoSigningValidatorsError) return err.pChainHeight === 0 ? answer(503, err.message) : answer(400, `${heightField}: ${err.message}`);
   if (err instanceof UnknownChainError || err instanceof UnknownSubnetError) return answer(404, err.message);
+  if (err instanceof L1RequestError) return answer(L1_REQUEST_STATUS[err.kind], err.message);
   if (err instanceof NodeError) return answer(NODE_ERROR_STATUS[err.kind], err.message);
   if (err instanceof WorkerPoolBusyError) return { status: 503, message: 'the service is overloaded; retry shortly', headers: { 'retry-after': '1' }, expected: true };
   const body = bodyParserProblem(err);

@@ -1,7 +1,8 @@
 // What a validator may sign for the P-Chain (source chain = 32 zero bytes): only ACP-77 L1
 // messages that the P-Chain's current state makes true, by the rules avalanchego's validators
-// apply (vms/platformvm/network/warp.go, protocol.md section 6). The state is read over the
-// node's P-Chain JSON-RPC API:
+// apply (vms/platformvm/network/warp.go, protocol.md section 6), reading justifications by the
+// rules the service's message builder uses too (l1/justification.ts). The state is read over the
+// node's P-Chain JSON-RPC API (node/pchain.ts):
 //
 //   SubnetToL1Conversion(id), justification = subnetID  platform.getSubnet: conversionID === id
 //   L1ValidatorRegistration(v, true)                    platform.getL1Validator(v) exists
@@ -29,13 +30,13 @@
 // rests on state that never changes back (a conversion, an expiry that has passed) is final; one
 // that rests on state that moves (a validator's weight, its being registered) is not, and neither
 // is a refusal that rests on state or on a failure.
-import { sha256 } from '@noble/hashes/sha2.js';
 import { ID_LENGTH, idToString } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { bytesEqual } from '../warp/hex.js';
-import { decodeL1ValidatorRegistrationJustification } from '../warp/justification.js';
-import { parseL1Message, parsePChainMessage, validationIdFromIndex, type L1Message } from '../warp/l1-messages.js';
-import { NodeError, UnknownL1ValidatorError, UnknownSubnetError } from '../node/errors.js';
+import { parsePChainMessage, type L1Message } from '../warp/l1-messages.js';
+import { L1RequestError } from '../l1/errors.js';
+import { conversionIdOfSubnet, readRegistrationJustification, type RegistrationJustification } from '../l1/justification.js';
+import { NodeError, UnknownL1ValidatorError } from '../node/errors.js';
 import { InfoClient } from '../node/info.js';
 import { PChainClient } from '../node/pchain.js';
 import { NodeFacts } from './node-facts.js';
@@ -180,40 +181,33 @@ export class PChainPolicy implements SigningPolicy {
 
   /** L1ValidatorRegistration(false): the validation ID is not a validator and never can be again. */
   private async checkNotRegistered(validationId: Uint8Array, justification: Uint8Array): Promise<void> {
-    let preimage;
+    let said: RegistrationJustification;
     try {
-      preimage = decodeL1ValidatorRegistrationJustification(justification);
+      said = readRegistrationJustification(justification);
     } catch (err) {
       if (err instanceof WarpFormatError) throw malformed(`unregistration needs an L1ValidatorRegistrationJustification: ${err.message}`);
+      if (err instanceof L1RequestError) throw malformed(err.message);
       throw err;
     }
     const id = idToString(validationId);
-    if (preimage.type === 'SubnetIdIndex') {
-      if (!bytesEqual(validationIdFromIndex(preimage.subnetId, preimage.index), validationId)) {
-        throw malformed(`the justification (subnet ${idToString(preimage.subnetId)}, index ${preimage.index}) does not determine validationID ${id}`);
-      }
+    if (!bytesEqual(said.validationId, validationId)) {
+      throw malformed(
+        said.kind === 'subnet-index'
+          ? `the justification (subnet ${idToString(said.subnetId)}, index ${said.index}) does not determine validationID ${id}`
+          : `the justification's RegisterL1Validator message does not hash to validationID ${id}`,
+      );
+    }
+    if (said.kind === 'subnet-index') {
       // The conversion first, then the validator. Only the subnet's conversion creates IDs made
       // from (subnet, index), all at once. Once the conversion is seen, a later read that misses
       // the validator means it was removed, and a removed ID never comes back. Read the other way
       // round, the conversion could be accepted between the two calls and create the validator
       // that the first call had just missed.
-      await this.conversionIdOf(preimage.subnetId); // refuses when the subnet was never converted
+      await this.conversionIdOf(said.subnetId); // refuses when the subnet was never converted
       if (await this.l1Validator(validationId)) throw new Refusal(`L1 validator ${id} is still registered`);
       return;
     }
-    if (!bytesEqual(sha256(preimage.message), validationId)) {
-      throw malformed(`the justification's RegisterL1Validator message does not hash to validationID ${id}`);
-    }
-    let register;
-    try {
-      register = parseL1Message(preimage.message);
-    } catch (err) {
-      if (err instanceof WarpFormatError) throw malformed(`the justification's register message is malformed: ${err.message}`);
-      throw err;
-    }
-    if (register.type !== 'RegisterL1Validator') {
-      throw malformed(`the justification's register message is a ${register.type}, not a RegisterL1Validator`);
-    }
+    const { register } = said;
     // The P-Chain's time first, then the validator. avalanchego answers from one locked snapshot
     // (vms/platformvm/network/warp.go); we read in two calls, and blocks may be accepted between
     // them. The P-Chain accepts a RegisterL1ValidatorTx only while its expiry is still ahead of
@@ -250,16 +244,12 @@ export class PChainPolicy implements SigningPolicy {
 
   /** The subnet's conversionID; refuses when the subnet is unknown or not converted. */
   private async conversionIdOf(subnetId: Uint8Array): Promise<Uint8Array> {
-    const subnet = idToString(subnetId);
-    let conversionId: Uint8Array;
     try {
-      ({ conversionId } = await this.read(() => this.pchain.getSubnet(subnetId)));
+      return await this.read(() => conversionIdOfSubnet(this.pchain, subnetId));
     } catch (err) {
-      if (err instanceof UnknownSubnetError) throw new Refusal(`subnet ${subnet} is not known to the P-Chain`);
+      if (err instanceof L1RequestError) throw new Refusal(err.message);
       throw err;
     }
-    if (conversionId.every((b) => b === 0)) throw new Refusal(`subnet ${subnet} has not been converted to an L1`);
-    return conversionId;
   }
 
   /** The L1 validator's weight and minNonce, or undefined when the P-Chain has no such validator. */
