@@ -10,6 +10,8 @@
 // - non-POST is 405 and a missing or foreign Content-Type 415, both as plain text.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseJsonLossless } from '../node/json.js';
+import { isRecord } from '../util/is-record.js';
+import { BodyCap } from '../util/read-body.js';
 import { cb58Decode, parseNodeId } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 
@@ -94,10 +96,6 @@ function write(value: unknown, out: string[]): void {
   } else {
     throw new TypeError(`stringifyJson: ${typeof value} has no JSON form`);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The `height` of getValidatorsAt and friends: a number, or the proposer VM's height. */
@@ -422,20 +420,13 @@ function resolveMethod(requested: string, services: ReadonlyMap<string, JsonRpcS
 /** Reads a request body up to `limit` bytes; resolves undefined when it is longer. */
 export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    // The rest of an oversized body is read and dropped, so the 413 reaches the client.
+    const body = new BodyCap(limit);
     let tooLarge = false;
     req.on('data', (chunk: Buffer) => {
-      if (tooLarge) return;
-      size += chunk.length;
-      if (size > limit) {
-        tooLarge = true;
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(chunk);
+      if (!body.add(chunk)) tooLarge = true;
     });
-    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(tooLarge ? undefined : body.bytes().toString('utf8')));
     req.on('error', reject);
   });
 }
