@@ -90,7 +90,7 @@ export function parseValidatorsAtResult(result: unknown): PChainValidator[] {
   return entries;
 }
 
-export interface CurrentValidators {
+interface CurrentValidators {
   entries: PChainValidator[];
   /**
    * Node IDs of plain subnet stakers (permissioned, non-L1 subnets). getCurrentValidators lists

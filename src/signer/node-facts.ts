@@ -12,7 +12,7 @@ import type { InfoClient } from '../node/info.js';
 
 const DEFAULT_NODE_FACTS_TTL_MS = 5_000;
 
-export interface NodeFactsOptions {
+interface NodeFactsOptions {
   info: InfoClient;
   ttlMs?: number;
   /** Milliseconds on a monotonic clock; tests pass their own. */

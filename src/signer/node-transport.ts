@@ -4,7 +4,7 @@
 import { JsonRpcTransport } from '../node/transport.js';
 import { parseNodeUrl } from '../node/url.js';
 
-export const DEFAULT_NODE_TIMEOUT_MS = 3_000;
+const DEFAULT_NODE_TIMEOUT_MS = 3_000;
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** A transport to the node at `nodeUrl`; `what` names the setting in the error for a bad URL. */

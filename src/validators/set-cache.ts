@@ -46,7 +46,7 @@ export interface ValidatorSetSource {
 }
 
 /** How a set is asked for. */
-export interface SetRequest {
+interface SetRequest {
   /** The caller's deadline: the caller stops waiting when it aborts (rejecting with its reason). */
   signal?: AbortSignal;
   /**
@@ -57,9 +57,9 @@ export interface SetRequest {
 }
 
 /** icm-services' signature aggregator default (max-p-chain-lookback). */
-export const DEFAULT_MAX_LOOKBACK = 1000;
+const DEFAULT_MAX_LOOKBACK = 1000;
 
-export interface ValidatorSetCacheOptions {
+interface ValidatorSetCacheOptions {
   client: ValidatorSetSource;
   bls: BlsBackend;
   /** How long the current set (height 0) is reused. Default 2000 ms. */
