@@ -107,11 +107,8 @@ export class UnfinalizedHeightError extends Error {
  */
 export class ValidatorResultError extends Error {
   override readonly name = 'ValidatorResultError';
-  constructor(
-    readonly reason: string,
-    /** The node ID or JSON path of the entry at fault, when there is one. */
-    readonly entry?: string,
-  ) {
+  /** `entry`: the node ID or JSON path of the entry at fault, when there is one. */
+  constructor(readonly reason: string, readonly entry?: string) {
     super(entry === undefined ? reason : `validator ${entry}: ${reason}`);
   }
 }

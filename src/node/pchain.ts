@@ -36,10 +36,8 @@ const UNKNOWN_SUBNET = /^not found$|^"[^"]*" is not a subnet$/;
 /** `fetching L1 validator "ID" failed: not found` (service.go GetL1Validator wrapping database.ErrNotFound). */
 const UNKNOWN_L1_VALIDATOR = /\bnot found$/;
 
-/** The node's own error text when `err` is a JSON-RPC error answer. */
-function rpcAnswer(err: unknown): string | undefined {
-  return err instanceof NodeError && err.kind === 'rpc' ? err.nodeMessage : undefined;
-}
+/** What a JSON-RPC error answer (its text, and the NodeError it became) means for the caller, if anything. */
+type AnswerMeaning = (answer: string, err: NodeError) => Error | undefined;
 
 export class PChainClient {
   /** The P-Chain endpoint, `{node}/ext/bc/P`. */
@@ -57,8 +55,14 @@ export class PChainClient {
     return this.rpc.call(PATH, method, params, opts);
   }
 
-  private typed<T>(method: string, params: Record<string, unknown>, read: (result: unknown) => T, opts: CallOptions): Promise<T> {
-    return this.rpc.typed(PATH, method, params, read, opts);
+  /** A typed call; an error answer that `meaning` recognizes rejects with the error it makes instead. */
+  private async typed<T>(method: string, params: Record<string, unknown>, read: (result: unknown) => T, opts: CallOptions, meaning?: AnswerMeaning): Promise<T> {
+    try {
+      return await this.rpc.typed(PATH, method, params, read, opts);
+    } catch (err) {
+      const meant = meaning && err instanceof NodeError && err.kind === 'rpc' ? meaning(err.nodeMessage ?? '', err) : undefined;
+      throw meant ?? err;
+    }
   }
 
   /** The height of the last accepted P-Chain block. */
@@ -102,57 +106,44 @@ export class PChainClient {
    * node's last accepted block rejects with UnfinalizedHeightError. (An unknown subnet has an
    * empty set: avalanchego answers `{}` for it.)
    */
-  async getValidatorsAt(height: number | 'proposed', subnetId: Uint8Array, opts: CallOptions = {}): Promise<PChainValidator[]> {
+  getValidatorsAt(height: number | 'proposed', subnetId: Uint8Array, opts: CallOptions = {}): Promise<PChainValidator[]> {
     if (height !== 'proposed' && (!Number.isSafeInteger(height) || height < 0)) {
       throw new RangeError(`P-Chain height must be a non-negative integer or 'proposed', got ${height}`);
     }
-    try {
-      return await this.typed('platform.getValidatorsAt', { height, subnetID: idToString(subnetId) }, parseValidatorsAtResult, opts);
-    } catch (err) {
-      const answer = rpcAnswer(err);
-      const unfinalized = answer === undefined ? null : UNFINALIZED_HEIGHT.exec(answer);
-      if (unfinalized && height !== 'proposed') throw new UnfinalizedHeightError(height, Number(unfinalized[1]));
-      throw err;
-    }
+    return this.typed('platform.getValidatorsAt', { height, subnetID: idToString(subnetId) }, parseValidatorsAtResult, opts, (answer) => {
+      const unfinalized = UNFINALIZED_HEIGHT.exec(answer);
+      return unfinalized && height !== 'proposed' ? new UnfinalizedHeightError(height, Number(unfinalized[1])) : undefined;
+    });
   }
 
   /**
    * The subnet that validates a blockchain: the default signing subnet of its messages. A chain
    * the node does not know rejects with UnknownChainError.
    */
-  async validatedBy(blockchainId: Uint8Array, opts: CallOptions = {}): Promise<Uint8Array> {
-    try {
-      return await this.typed('platform.validatedBy', { blockchainID: idToString(blockchainId) }, readValidatedBy, opts);
-    } catch (err) {
-      const answer = rpcAnswer(err);
-      if (answer !== undefined && UNKNOWN_BLOCKCHAIN.test(answer)) throw new UnknownChainError(idToString(blockchainId), answer);
-      throw err;
-    }
+  validatedBy(blockchainId: Uint8Array, opts: CallOptions = {}): Promise<Uint8Array> {
+    const chain = idToString(blockchainId);
+    return this.typed('platform.validatedBy', { blockchainID: chain }, readValidatedBy, opts, (answer) =>
+      UNKNOWN_BLOCKCHAIN.test(answer) ? new UnknownChainError(chain, answer) : undefined,
+    );
   }
 
   /** A subnet's owner and L1 fields. A subnet the node does not know rejects with UnknownSubnetError. */
-  async getSubnet(subnetId: Uint8Array, opts: CallOptions = {}): Promise<SubnetInfo> {
-    try {
-      return await this.typed('platform.getSubnet', { subnetID: idToString(subnetId) }, readSubnet, opts);
-    } catch (err) {
-      const answer = rpcAnswer(err);
-      if (answer !== undefined && UNKNOWN_SUBNET.test(answer)) throw new UnknownSubnetError(idToString(subnetId), answer);
-      throw err;
-    }
+  getSubnet(subnetId: Uint8Array, opts: CallOptions = {}): Promise<SubnetInfo> {
+    const subnet = idToString(subnetId);
+    return this.typed('platform.getSubnet', { subnetID: subnet }, readSubnet, opts, (answer) =>
+      UNKNOWN_SUBNET.test(answer) ? new UnknownSubnetError(subnet, answer) : undefined,
+    );
   }
 
   /**
    * An L1 validator's subnet, weight and minNonce. One the P-Chain does not have (never
    * registered, or removed) rejects with UnknownL1ValidatorError.
    */
-  async getL1Validator(validationId: Uint8Array, opts: CallOptions = {}): Promise<L1ValidatorState> {
-    try {
-      return await this.typed('platform.getL1Validator', { validationID: idToString(validationId) }, readL1Validator, opts);
-    } catch (err) {
-      const answer = rpcAnswer(err);
-      if (answer !== undefined && UNKNOWN_L1_VALIDATOR.test(answer)) throw new UnknownL1ValidatorError(idToString(validationId), err as NodeError);
-      throw err;
-    }
+  getL1Validator(validationId: Uint8Array, opts: CallOptions = {}): Promise<L1ValidatorState> {
+    const id = idToString(validationId);
+    return this.typed('platform.getL1Validator', { validationID: id }, readL1Validator, opts, (answer, err) =>
+      UNKNOWN_L1_VALIDATOR.test(answer) ? new UnknownL1ValidatorError(id, err) : undefined,
+    );
   }
 
   /** The transaction's bytes (hex encoding; its 4-byte checksum verified and removed). */

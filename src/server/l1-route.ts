@@ -13,12 +13,7 @@ import { networkIdOf, type ParsedBody } from './aggregation-request.js';
 import { BadRequestError } from './http-errors.js';
 
 /** The options of GET …/aggregateSignatures/{txHash}, validated as the POST body's fields are. */
-interface TxQuery {
-  signingSubnetId?: Uint8Array;
-  quorumPercentage: number;
-  quorumPercentageBuffer: number;
-  pChainHeight: number;
-}
+type TxQuery = Omit<ParsedBody, 'messageHex' | 'justification'>;
 
 function singleQueryValue(query: Record<string, unknown>, name: string): string | undefined {
   const v = query[name];

@@ -11,7 +11,7 @@ import { parseNodeUrl } from '../../src/node/url.js';
 import { untilAborted } from '../../src/util/abortable.js';
 import { idToString } from '../../src/warp/cb58.js';
 import { bytesTo0xHex } from '../../src/warp/hex.js';
-import { refusedUrl, startRpcServer, type Reply, type RpcCall, type RpcServer } from './rpc-server.js';
+import { refusedUrl, rejectionOf, startRpcServer, type Reply, type RpcCall, type RpcServer } from './rpc-server.js';
 
 const CHAIN = sha256(new TextEncoder().encode('chain'));
 const MESSAGE_ID = sha256(new TextEncoder().encode('message'));
@@ -28,14 +28,7 @@ async function serve(handle: (call: RpcCall, index: number) => Reply | Promise<R
   return server;
 }
 
-async function nodeError(promise: Promise<unknown>): Promise<NodeError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(NodeError);
-  return err as NodeError;
-}
+const nodeError = (promise: Promise<unknown>): Promise<NodeError> => rejectionOf(promise, NodeError);
 
 describe('parseNodeUrl', () => {
   it('normalizes a base URL: no trailing slash, no credentials, query or fragment', () => {

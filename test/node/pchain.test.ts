@@ -7,7 +7,7 @@ import { classifyError } from '../../src/server/app.js';
 import { idToString, PRIMARY_NETWORK_ID } from '../../src/warp/cb58.js';
 import { bytesToHex, concatBytes, hexToBytes } from '../../src/warp/hex.js';
 import { fixtureValidatorsAtResult, nodeIdFor, vector } from '../validators/fixture.js';
-import { refusedUrl, startRpcServer, type Reply, type RpcCall, type RpcServer } from './rpc-server.js';
+import { refusedUrl, rejectionOf, startRpcServer, type Reply, type RpcCall, type RpcServer } from './rpc-server.js';
 
 const SUBNET = sha256(new TextEncoder().encode('subnet'));
 const CHAIN = sha256(new TextEncoder().encode('chain'));
@@ -24,15 +24,7 @@ async function serve(handle: (call: RpcCall, index: number) => Reply | Promise<R
   return server;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<NodeError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(NodeError);
-    return err as NodeError;
-  }
-  throw new Error('expected a NodeError');
-}
+const rejection = (promise: Promise<unknown>): Promise<NodeError> => rejectionOf(promise, NodeError);
 
 describe('PChainClient', () => {
   it('calls the node at /ext/bc/P and reads typed results', async () => {

@@ -3,6 +3,7 @@
 // answer: a result, a JSON-RPC error, raw bytes, a hang (never answers) or a dropped connection.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 
 export type Reply =
   | { result: unknown }
@@ -98,4 +99,15 @@ export async function refusedUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
+}
+
+/** What `promise` rejects with, checked to be a `type`; fails the test when it resolves. */
+export async function rejectionOf<E>(promise: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
+  const outcome = await promise.then(
+    (value: unknown) => ({ value }),
+    (err: unknown) => ({ err }),
+  );
+  if (!('err' in outcome)) throw new Error(`expected a ${type.name}, but the call resolved`);
+  expect(outcome.err).toBeInstanceOf(type);
+  return outcome.err as E;
 }
