@@ -101,7 +101,7 @@ export class JsonRpcTransport {
   }
 
   /** The failure of `method` at `path`, as every caller reports one. */
-  error(path: string, method: string, kind: NodeErrorKind, detail: string, extra: { rpcCode?: number; nodeMessage?: string; cause?: unknown } = {}): NodeError {
+  private error(path: string, method: string, kind: NodeErrorKind, detail: string, extra: { rpcCode?: number; nodeMessage?: string; cause?: unknown } = {}): NodeError {
     return new NodeError(method, kind, detail, { ...extra, url: this.baseUrl + path, label: this.label });
   }
 
