@@ -3,7 +3,7 @@
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { createLogger } from '../server/logger.js';
 import { startService } from '../server/service.js';
-import { l1MessageBuilder } from '../server/l1-messages.js';
+import { l1MessageBuilder } from '../server/l1-route.js';
 import { startDevnet } from '../devnet/devnet.js';
 import { describe } from './devnet.js';
 import { firstShutdownSignal } from './signals.js';

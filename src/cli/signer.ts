@@ -12,7 +12,7 @@ import type { RateLimit } from '../signer/rate-limit.js';
 import { CachedPolicy, DEFAULT_VERDICT_CACHE, type VerdictCacheOptions } from '../signer/verdict-cache.js';
 import { policyFromConfig, readPolicyFile, type PolicyConfig } from '../signer/policy-file.js';
 import { isPChain, P_CHAIN_NOT_STATIC } from '../signer/policy.js';
-import { parseNodeUrl } from '../signer/node-rpc.js';
+import { parseNodeUrl } from '../node/url.js';
 import type { SigningBackend } from '../signer/types.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
 import { intOption, parseArgs, UsageError, type ParsedArgs } from './args.js';

@@ -7,8 +7,9 @@ import { loadBackend } from '../bls/index.js';
 import type { BackendName } from '../bls/types.js';
 import { canonicalSet } from '../validators/canonical-set.js';
 import { ValidatorSetError } from '../validators/errors.js';
-import { parseJsonLossless } from '../validators/lossless-json.js';
-import { parseValidatorsFile } from '../validators/pchain-results.js';
+import { ValidatorResultError } from '../node/errors.js';
+import { parseJsonLossless } from '../node/json.js';
+import { parseValidatorsFile } from '../node/pchain-results.js';
 import { DEFAULT_QUORUM_PERCENTAGE } from '../validators/quorum.js';
 import { verifySignedMessage } from '../validators/verify.js';
 import { WarpFormatError } from '../warp/errors.js';
@@ -57,7 +58,7 @@ async function readValidatorsFile(path: string) {
   try {
     return parseValidatorsFile(json);
   } catch (err) {
-    if (err instanceof ValidatorSetError) throw new InputError(`validators file ${path}: ${err.message}`);
+    if (err instanceof ValidatorResultError) throw new InputError(`validators file ${path}: ${err.message}`);
     throw err;
   }
 }

@@ -9,7 +9,7 @@ import { encodeAddressedCall } from '../warp/payload.js';
 import { newUnsignedMessage } from '../warp/unsigned-message.js';
 import { loadConfig, type Config } from '../config/config.js';
 import { startService, type Service, type ServiceOptions } from '../server/service.js';
-import { l1MessageBuilder } from '../server/l1-messages.js';
+import { l1MessageBuilder } from '../server/l1-route.js';
 import { createLogger } from '../server/logger.js';
 import { buildGenesis, type DevnetGenesis } from './genesis/index.js';
 import { startPChainNode, type SimulatedNode } from './pchain/node.js';

@@ -18,7 +18,7 @@ import {
 } from '../../src/warp/index.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { Closer } from '../peers/helpers.js';
-import { refusedUrl } from '../validators/rpc-server.js';
+import { refusedUrl } from '../node/rpc-server.js';
 import { CachedPolicy } from '../../src/signer/verdict-cache.js';
 import { movingPChain } from './moving-pchain.js';
 

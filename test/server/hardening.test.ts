@@ -14,7 +14,7 @@ import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
 import { HEIGHTS } from '../../src/devnet/genesis/index.js';
 import { loadConfig } from '../../src/config/config.js';
 import { startService, type Service } from '../../src/server/service.js';
-import { l1MessageBuilder } from '../../src/server/l1-messages.js';
+import { l1MessageBuilder } from '../../src/server/l1-route.js';
 import { dataApiError } from '../../src/proxy/error-shapes.js';
 import { cb58Encode } from '../../src/warp/cb58.js';
 import { bytesToHex } from '../../src/warp/hex.js';

@@ -4,7 +4,7 @@
 // registration adds the last validator; then one validator's weight changes. So getValidatorsAt
 // at an older height gives a different set than the current one.
 import type { ValidatorEntry } from '../../validators/canonical-set.js';
-import { EMPTY_NODE_ID } from '../../validators/pchain-results.js';
+import { EMPTY_NODE_ID } from '../../node/pchain-results.js';
 import { bytesToHex } from '../../warp/hex.js';
 import type { L1ValidatorRecord } from './types.js';
 

@@ -9,7 +9,8 @@
 // - a request without an id (a notification) gets an empty 200 answer;
 // - non-POST is 405 and a missing or foreign Content-Type 415, both as plain text.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseJsonLossless } from '../../validators/lossless-json.js';
+import { parseJsonLossless } from '../../node/json.js';
+import { BodyCap } from '../../util/read-body.js';
 import { isRecord } from '../../util/is-record.js';
 import { stringifyJson } from './go-json.js';
 import { JsonRpcArgs } from './json-rpc-args.js';
@@ -201,20 +202,13 @@ function resolveMethod(requested: string, services: ReadonlyMap<string, JsonRpcS
 /** Reads a request body up to `limit` bytes; resolves undefined when it is longer. */
 function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    // The rest of an oversized body is read and dropped, so the 413 reaches the client.
+    const body = new BodyCap(limit);
     let tooLarge = false;
     req.on('data', (chunk: Buffer) => {
-      if (tooLarge) return;
-      size += chunk.length;
-      if (size > limit) {
-        tooLarge = true;
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(chunk);
+      if (!body.add(chunk)) tooLarge = true;
     });
-    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(tooLarge ? undefined : body.bytes().toString('utf8')));
     req.on('error', reject);
   });
 }

@@ -5,8 +5,8 @@ import { buildGenesis, HEIGHTS, KEYLESS_NODE_ID, l1EntriesAt, WEIGHT_CHANGE_NONC
 import { INVALID_ARGUMENT_MESSAGE } from '../../../src/devnet/pchain/json-rpc-errors.js';
 import { SIMULATED_ERROR_MESSAGE, startPChainNode, type SimulatedNode } from '../../../src/devnet/pchain/node.js';
 import { canonicalSet } from '../../../src/validators/canonical-set.js';
-import { parseJsonLossless } from '../../../src/validators/lossless-json.js';
-import { parseCurrentValidatorsResult, parseValidatorsAtResult } from '../../../src/validators/pchain-results.js';
+import { parseJsonLossless } from '../../../src/node/json.js';
+import { parseCurrentValidatorsResult, parseValidatorsAtResult } from '../../../src/node/pchain-results.js';
 import { verifySignedMessage } from '../../../src/validators/verify.js';
 import {
   bytesToHex,

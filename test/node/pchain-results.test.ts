@@ -1,28 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { loadBackend } from '../../src/bls/index.js';
 import { canonicalSet } from '../../src/validators/canonical-set.js';
-import { ValidatorSetError } from '../../src/validators/errors.js';
-import { parseJsonLossless, quoteUnsafeIntegers } from '../../src/validators/lossless-json.js';
+import { ValidatorResultError } from '../../src/node/errors.js';
+import { parseJsonLossless, quoteUnsafeIntegers } from '../../src/node/json.js';
 import {
   EMPTY_NODE_ID,
   parseCurrentValidatorsDetailed,
   parseCurrentValidatorsResult,
   parseValidatorsAtResult,
   parseValidatorsFile,
-} from '../../src/validators/pchain-results.js';
+} from '../../src/node/pchain-results.js';
 import { hexToBytes } from '../../src/warp/hex.js';
-import { fixtureValidatorsAtResult, KEYLESS_NODE_ID, nodeIdFor, vector } from './fixture.js';
+import { fixtureValidatorsAtResult, KEYLESS_NODE_ID, nodeIdFor, vector } from '../validators/fixture.js';
 
 const [keyA, keyB, keyC] = vector.validators.map((v) => `0x${v.publicKey}`) as [string, string, string];
 
-function errorOf(fn: () => unknown): ValidatorSetError {
+function errorOf(fn: () => unknown): ValidatorResultError {
   try {
     fn();
   } catch (err) {
-    expect(err).toBeInstanceOf(ValidatorSetError);
-    return err as ValidatorSetError;
+    expect(err).toBeInstanceOf(ValidatorResultError);
+    return err as ValidatorResultError;
   }
-  throw new Error('expected a ValidatorSetError');
+  throw new Error('expected a ValidatorResultError');
 }
 
 describe('platform.getValidatorsAt results', () => {
@@ -174,7 +174,7 @@ describe('validators files', () => {
     expect(parseValidatorsFile({ validators: [{ nodeID: nodeIdFor('A'), weight: '3', publicKey: keyA }] })[0]!.publicKey).toEqual(hexToBytes(keyA));
     expect(parseValidatorsFile({ jsonrpc: '2.0', id: 1, result: fixtureValidatorsAtResult() })).toHaveLength(4);
     expect(() => parseValidatorsFile({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'x' } })).toThrow(/JSON-RPC error/);
-    expect(() => parseValidatorsFile([1, 2])).toThrow(ValidatorSetError);
+    expect(() => parseValidatorsFile([1, 2])).toThrow(ValidatorResultError);
   });
 
   it('keeps uint64 weights exact through the lossless JSON reader', () => {

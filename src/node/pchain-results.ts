@@ -1,59 +1,61 @@
 // Strict readers of the P-Chain's validator results (protocol.md section 5), turning them into
-// ValidatorEntry lists for canonicalSet. Anything unexpected (a weight that is not a uint64, a
-// malformed NodeID or BLS key, a wrong shape) is a ValidatorSetError naming the entry, because a
-// silently skipped or mis-read validator changes the canonical order and breaks every bitset.
+// validator entries for canonicalSet. Anything unexpected (a weight that is not a uint64, a
+// malformed NodeID or BLS key, a wrong shape) is a ValidatorResultError naming the entry, because
+// a silently skipped or mis-read validator changes the canonical order and breaks every bitset.
+import { isRecord } from '../util/is-record.js';
 import { parseNodeId } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { hexToBytes } from '../warp/hex.js';
-import { MAX_UINT64, PUBLIC_KEY_LENGTH, type ValidatorEntry } from './canonical-set.js';
-import { ValidatorSetError } from './errors.js';
+import { BLS_PUBLIC_KEY_LENGTH } from '../warp/l1-messages.js';
+import { ValidatorResultError } from './errors.js';
+import { readUint64 } from './json.js';
 
 /** The node ID under which the P-Chain reports the summed weight of inactive L1 validators. */
 export const EMPTY_NODE_ID = 'NodeID-111111111111111111116DBWJs';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+const MAX_UINT64 = (1n << 64n) - 1n;
+
+/** One validator as the P-Chain lists it (validators/canonical-set.ts PChainValidator has this shape). */
+export interface PChainValidator {
+  nodeId: string;
+  weight: bigint;
+  /** 48-byte compressed BLS key; null for a validator without one. */
+  publicKey: Uint8Array | null;
 }
 
-/**
- * A uint64 given as a decimal string (avalanchego's json.Uint64), a JSON number (inputs and old
- * docs; it must be a safe integer, else precision was already lost) or a bigint.
- */
-export function parseWeight(value: unknown, entry: string, field = 'weight'): bigint {
-  let weight: bigint | undefined;
-  if (typeof value === 'bigint') weight = value;
-  else if (typeof value === 'string' && /^\d{1,20}$/.test(value)) weight = BigInt(value);
-  else if (typeof value === 'number' && Number.isSafeInteger(value)) weight = BigInt(value);
-  if (weight === undefined || weight < 0n || weight > MAX_UINT64) {
+/** A uint64 field (readUint64); anything else names the entry and the field. */
+function parseWeight(value: unknown, entry: string, field = 'weight'): bigint {
+  const weight = readUint64(value);
+  if (weight === undefined) {
     const shown = typeof value === 'string' ? `'${value}'` : String(value);
-    throw new ValidatorSetError(`${field} ${shown} is not a uint64 (a decimal string or a safe integer)`, entry);
+    throw new ValidatorResultError(`${field} ${shown} is not a uint64 (a decimal string or a safe integer)`, entry);
   }
   return weight;
 }
 
 /** A 48-byte compressed key as `0x` hex (prefix optional), or null/absent for none. */
-export function parsePublicKeyField(value: unknown, entry: string, field = 'publicKey'): Uint8Array | null {
+function parsePublicKeyField(value: unknown, entry: string, field = 'publicKey'): Uint8Array | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'string') throw new ValidatorSetError(`${field} must be a 0x hex string or null`, entry);
+  if (typeof value !== 'string') throw new ValidatorResultError(`${field} must be a 0x hex string or null`, entry);
   let bytes: Uint8Array;
   try {
     bytes = hexToBytes(value, field);
   } catch (err) {
-    throw new ValidatorSetError(err instanceof WarpFormatError ? err.message : `${field} is not hex`, entry);
+    throw new ValidatorResultError(err instanceof WarpFormatError ? err.message : `${field} is not hex`, entry);
   }
-  if (bytes.length !== PUBLIC_KEY_LENGTH) {
-    throw new ValidatorSetError(`${field} must be ${PUBLIC_KEY_LENGTH} bytes, got ${bytes.length}`, entry);
+  if (bytes.length !== BLS_PUBLIC_KEY_LENGTH) {
+    throw new ValidatorResultError(`${field} must be ${BLS_PUBLIC_KEY_LENGTH} bytes, got ${bytes.length}`, entry);
   }
   return bytes;
 }
 
 function checkNodeId(value: unknown, entry: string): string {
-  if (typeof value !== 'string') throw new ValidatorSetError('nodeID must be a NodeID-… string', entry);
+  if (typeof value !== 'string') throw new ValidatorResultError('nodeID must be a NodeID-… string', entry);
   try {
     parseNodeId(value, 'nodeID');
   } catch (err) {
     const reason = err instanceof WarpFormatError ? err.message : 'nodeID is malformed';
-    throw new ValidatorSetError(reason, entry === value ? value : `${entry} (${value})`);
+    throw new ValidatorResultError(reason, entry === value ? value : `${entry} (${value})`);
   }
   return value;
 }
@@ -64,15 +66,15 @@ function checkNodeId(value: unknown, entry: string): string {
  * `{validators: {"NodeID-…": N}}` without keys. Both are accepted, and so is a mix of the two
  * (an object value under `validators`).
  */
-export function parseValidatorsAtResult(result: unknown): ValidatorEntry[] {
+export function parseValidatorsAtResult(result: unknown): PChainValidator[] {
   if (!isRecord(result)) {
-    throw new ValidatorSetError('platform.getValidatorsAt result must be a JSON object');
+    throw new ValidatorResultError('platform.getValidatorsAt result must be a JSON object');
   }
   const map = 'validators' in result ? result.validators : result;
   if (!isRecord(map)) {
-    throw new ValidatorSetError('platform.getValidatorsAt result: validators must be an object keyed by NodeID');
+    throw new ValidatorResultError('platform.getValidatorsAt result: validators must be an object keyed by NodeID');
   }
-  const entries: ValidatorEntry[] = [];
+  const entries: PChainValidator[] = [];
   for (const [key, value] of Object.entries(map)) {
     const nodeId = checkNodeId(key, key);
     if (isRecord(value)) {
@@ -88,8 +90,8 @@ export function parseValidatorsAtResult(result: unknown): ValidatorEntry[] {
   return entries;
 }
 
-export interface CurrentValidators {
-  entries: ValidatorEntry[];
+interface CurrentValidators {
+  entries: PChainValidator[];
   /**
    * Node IDs of plain subnet stakers (permissioned, non-L1 subnets). getCurrentValidators lists
    * them without a key, but their BLS key is the one they registered on the Primary Network,
@@ -108,25 +110,25 @@ export interface CurrentValidators {
  */
 export function parseCurrentValidatorsDetailed(result: unknown): CurrentValidators {
   if (!isRecord(result) || !Array.isArray(result.validators)) {
-    throw new ValidatorSetError('platform.getCurrentValidators result must be {validators: [...]}');
+    throw new ValidatorResultError('platform.getCurrentValidators result must be {validators: [...]}');
   }
-  const entries: ValidatorEntry[] = [];
+  const entries: PChainValidator[] = [];
   const keysOnPrimaryNetwork: string[] = [];
   result.validators.forEach((raw: unknown, i: number) => {
     const where = `validators[${i}]`;
-    if (!isRecord(raw)) throw new ValidatorSetError('must be an object', where);
+    if (!isRecord(raw)) throw new ValidatorResultError('must be an object', where);
     const nodeId = checkNodeId(raw.nodeID, where);
     let weight = parseWeight(raw.weight, nodeId);
     if (raw.delegatorWeight !== undefined && raw.delegatorWeight !== null) {
       weight += parseWeight(raw.delegatorWeight, nodeId, 'delegatorWeight');
-      if (weight > MAX_UINT64) throw new ValidatorSetError('weight + delegatorWeight overflows uint64', nodeId);
+      if (weight > MAX_UINT64) throw new ValidatorResultError('weight + delegatorWeight overflows uint64', nodeId);
     }
 
     let publicKey: Uint8Array | null = null;
     if (isRecord(raw.signer)) {
       publicKey = parsePublicKeyField(raw.signer.publicKey, nodeId, 'signer.publicKey');
     } else if (raw.signer !== undefined && raw.signer !== null) {
-      throw new ValidatorSetError('signer must be an object', nodeId);
+      throw new ValidatorResultError('signer must be an object', nodeId);
     } else if (raw.publicKey !== undefined) {
       publicKey = parsePublicKeyField(raw.publicKey, nodeId);
       if (raw.balance !== undefined && parseWeight(raw.balance, nodeId, 'balance') === 0n) publicKey = null;
@@ -140,7 +142,7 @@ export function parseCurrentValidatorsDetailed(result: unknown): CurrentValidato
 }
 
 /** `platform.getCurrentValidators` result as validator entries (see parseCurrentValidatorsDetailed). */
-export function parseCurrentValidatorsResult(result: unknown): ValidatorEntry[] {
+export function parseCurrentValidatorsResult(result: unknown): PChainValidator[] {
   return parseCurrentValidatorsDetailed(result).entries;
 }
 
@@ -149,11 +151,11 @@ export function parseCurrentValidatorsResult(result: unknown): ValidatorEntry[] 
  * shape) or of platform.getCurrentValidators, or a whole JSON-RPC response carrying one. The
  * shape decides: a `validators` array is getCurrentValidators, anything else getValidatorsAt.
  */
-export function parseValidatorsFile(json: unknown): ValidatorEntry[] {
+export function parseValidatorsFile(json: unknown): PChainValidator[] {
   let result = json;
   if (isRecord(result) && 'jsonrpc' in result) {
     if (result.error !== undefined) {
-      throw new ValidatorSetError('the file holds a JSON-RPC error response, not a validator set');
+      throw new ValidatorResultError('the file holds a JSON-RPC error response, not a validator set');
     }
     result = result.result;
   }

@@ -1,7 +1,9 @@
-// A minimal P-Chain JSON-RPC endpoint on 127.0.0.1 for client tests. The handler decides each
+// A minimal node JSON-RPC endpoint on 127.0.0.1 for client tests (the P-Chain at /ext/bc/P
+// unless told other paths). The handler decides each
 // answer: a result, a JSON-RPC error, raw bytes, a hang (never answers) or a dropped connection.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 
 export type Reply =
   | { result: unknown }
@@ -17,6 +19,8 @@ export type Reply =
 export interface RpcCall {
   method: string;
   params: Record<string, unknown>;
+  /** Set only when the server serves more than the P-Chain path. */
+  path?: string;
 }
 
 export interface RpcServer {
@@ -28,7 +32,7 @@ export interface RpcServer {
   close(): Promise<void>;
 }
 
-export async function startRpcServer(handle: (call: RpcCall, index: number) => Reply | Promise<Reply>): Promise<RpcServer> {
+export async function startRpcServer(handle: (call: RpcCall, index: number) => Reply | Promise<Reply>, paths: readonly string[] = ['/ext/bc/P']): Promise<RpcServer> {
   const calls: RpcCall[] = [];
   let holding = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -36,12 +40,12 @@ export async function startRpcServer(handle: (call: RpcCall, index: number) => R
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void (async () => {
-        if (req.method !== 'POST' || req.url !== '/ext/bc/P') {
+        if (req.method !== 'POST' || !paths.includes(req.url ?? '')) {
           res.writeHead(404).end('404 page not found');
           return;
         }
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown; method: string; params?: Record<string, unknown> };
-        const call = { method: body.method, params: body.params ?? {} };
+        const call: RpcCall = { method: body.method, params: body.params ?? {}, ...(paths.length > 1 ? { path: req.url } : {}) };
         calls.push(call);
         const reply = await handle(call, calls.length - 1);
         if ('hang' in reply) {
@@ -95,4 +99,15 @@ export async function refusedUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
+}
+
+/** What `promise` rejects with, checked to be a `type`; fails the test when it resolves. */
+export async function rejectionOf<E>(promise: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
+  const outcome = await promise.then(
+    (value: unknown) => ({ value }),
+    (err: unknown) => ({ err }),
+  );
+  if (!('err' in outcome)) throw new Error(`expected a ${type.name}, but the call resolved`);
+  expect(outcome.err).toBeInstanceOf(type);
+  return outcome.err as E;
 }
