@@ -74,7 +74,7 @@ let timelineStartedAt = 0;
 const MAX_TIMELINE_POINTS = 100;
 
 function sample(memory = samples++ % MEMORY_EVERY === 0): void {
-  if (service) maxQueue = Math.max(maxQueue, service.pool.queueSize);
+  if (service) maxQueue = Math.max(maxQueue, service.pool.backlog);
   if (!memory) return;
   const m = process.memoryUsage();
   peakRss = Math.max(peakRss, m.rss);

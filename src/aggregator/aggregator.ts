@@ -22,11 +22,12 @@ import {
   type ResponseResult,
   type Strategy,
 } from './collection.js';
-import { NoSigningValidatorsError, OverloadedError, QuorumNotReachedError, type CollectionStats } from './errors.js';
+import { NoSigningValidatorsError, QuorumNotReachedError, type CollectionStats } from './errors.js';
+import { OverloadedError } from '../util/overloaded.js';
 import { Deadline } from './deadline.js';
 import { untilAborted } from '../util/abortable.js';
 import type { SignatureCache } from './signature-cache.js';
-import type { BlsWorkerPool } from './worker-pool.js';
+import type { BlsVerifier } from '../bls-pool/verifier.js';
 
 export interface AggregationRequest {
   message: UnsignedMessage;
@@ -66,7 +67,7 @@ export interface AggregatorEvents {
 export interface AggregatorOptions {
   sets: ValidatorSets;
   peers: PeerSource;
-  pool: BlsWorkerPool;
+  pool: BlsVerifier;
   cache: SignatureCache;
   deadlineMs?: number;
   requestTimeoutMs?: number;

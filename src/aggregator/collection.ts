@@ -7,8 +7,8 @@ import { setMaxListeners } from 'node:events';
 import type { UnsignedMessage } from '../warp/unsigned-message.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { PeerRequestError, type PeerAnswer, type SignatureRequest } from '../peers/pool.js';
-import type { RunningSum } from '../../workers/bls-tasks.js';
-import type { BlsWorkerPool } from './worker-pool.js';
+import type { RunningSum } from '../bls-pool/messages.js';
+import type { BlsVerifier } from '../bls-pool/verifier.js';
 import type { CollectionStats } from './errors.js';
 
 /** What the collection needs from the peer pool (an interface so tests and the bench can wrap it). */
@@ -157,8 +157,7 @@ export class Collection {
   constructor(
     private readonly input: CollectionInput,
     private readonly peers: PeerSource,
-    private readonly pool: BlsWorkerPool,
-    private readonly maxParallelChecks = Math.max(1, pool.threads),
+    private readonly pool: BlsVerifier,
   ) {
     const { set, cached } = input;
     this.stats = {
@@ -379,7 +378,7 @@ export class Collection {
   /** Sends waiting signatures to the workers (heaviest first, one batch per free thread), then settles. */
   private pump(): void {
     if (this.done) return;
-    const parallel = this.parallelChecks();
+    const parallel = this.pool.suggestedParallelism();
     if (this.pending.length > 0 && this.checksInFlight < parallel) {
       this.pending.sort((a, b) => this.byWeightDesc(a.index, b.index));
       const ready = this.pending.splice(0, this.needed());
@@ -391,15 +390,6 @@ export class Collection {
       this.pending.unshift(...ready);
     }
     this.settle();
-  }
-
-  /**
-   * One check at a time while tasks already wait for a thread (many aggregations at once): a
-   * second task would only queue, and one larger batch later costs less per signature than two
-   * small ones (each task costs ~0.1 ms to hand over, on both sides).
-   */
-  private parallelChecks(): number {
-    return this.pool.queueSize > 0 ? 1 : this.maxParallelChecks;
   }
 
   /**
@@ -587,7 +577,14 @@ export class Collection {
     const parts = this.takeRunning();
     const members = parts.flatMap((p) => p.members);
     const weight = parts.reduce((sum, p) => sum + p.weight, 0n);
-    const result = await this.pool.finalize({ message: message.bytes, parts: parts.map((p) => p.part) });
+    const result = await this.pool.finalCheck({
+      message: message.bytes,
+      parts: parts.map((p) => p.part),
+      signatures: () => ({
+        sigs: members.map((i) => this.accepted.get(i)!),
+        pks: members.map((i) => set.validators[i]!.publicKey.bytes),
+      }),
+    });
     if (this.done) return false;
     if (result.valid) {
       for (const i of members) this.confirm(i);
@@ -605,16 +602,7 @@ export class Collection {
       this.runningWeight += weight;
       return true;
     }
-    const positions = await this.pool.findInvalid({
-      message: message.bytes,
-      sigs: members.map((i) => this.accepted.get(i)!),
-      pks: members.map((i) => set.validators[i]!.publicKey.bytes),
-    });
-    if (this.done) return false;
-    if (positions.length === 0) {
-      throw new Error('the aggregate signature check failed but bisection found no invalid signature');
-    }
-    const bad = new Set(positions.map((p) => members[p]!));
+    const bad = new Set(result.invalid.map((p) => members[p]!));
     for (const i of bad) {
       this.accepted.delete(i);
       this.acceptedWeight -= this.weightOf(i);
@@ -623,17 +611,10 @@ export class Collection {
     const good = members.filter((i) => !bad.has(i));
     // Every good one sat in a group that passed a batch check: proven valid.
     for (const i of good) this.confirm(i);
-    if (good.length > 0) {
-      const refold = await this.pool.fold({
-        sigs: good.map((i) => this.accepted.get(i)!),
-        pks: good.map((i) => set.validators[i]!.publicKey.bytes),
-      });
-      if (this.done) return false;
-      if (refold.partial) {
-        const w = good.reduce((sum, i) => sum + this.weightOf(i), 0n);
-        this.running.push({ part: refold.partial, members: good, weight: w });
-        this.runningWeight += w;
-      }
+    if (result.rest) {
+      const w = good.reduce((sum, i) => sum + this.weightOf(i), 0n);
+      this.running.push({ part: result.rest, members: good, weight: w });
+      this.runningWeight += w;
     }
     return true;
   }

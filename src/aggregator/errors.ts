@@ -55,16 +55,6 @@ export class QuorumNotReachedError extends AggregationError {
   }
 }
 
-export class OverloadedError extends AggregationError {
-  override readonly name = 'OverloadedError';
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message, 503);
-  }
-}
-
 // The errors below carry no HTTP status: server/app.ts classifyError maps them (one place).
 
 /** The aggregation deadline passed before an answer could be given; `during` says what was under way. */

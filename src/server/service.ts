@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { loadBackend } from '../bls/index.js';
 import { Aggregator, type ValidatorSets } from '../aggregator/aggregator.js';
 import { SignatureCache } from '../aggregator/signature-cache.js';
-import { BlsWorkerPool } from '../aggregator/worker-pool.js';
+import { BlsPool } from '../bls-pool/pool.js';
 import type { Strategy } from '../aggregator/collection.js';
 import { PChainClient } from '../validators/pchain-client.js';
 import { ValidatorSetCache } from '../validators/set-cache.js';
@@ -35,7 +35,7 @@ export interface Service {
   server: Server;
   peers: PeerPool;
   aggregator: Aggregator;
-  pool: BlsWorkerPool;
+  pool: BlsPool;
   metrics: Metrics;
   logger: Logger;
   pchain: PChainClient | null;
@@ -94,7 +94,7 @@ class NoNodeConfigured implements ValidatorSets {
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const bls = loadBackend(config.bls.backend, { onFallback: (reason) => logger.warn({ reason }, 'blst could not load; using the pure-JS BLS backend') });
-  const pool = new BlsWorkerPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue });
+  const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue });
   await pool.warm();
 
   let metrics: Metrics | undefined;
@@ -159,7 +159,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
 
   let aggregator: Aggregator | undefined;
   metrics = new Metrics({
-    workerQueue: () => pool.queueSize,
+    workerQueue: () => pool.backlog,
     peersConnected: () => peers.connectedKeys().length,
     aggregationsInFlight: () => aggregator?.active ?? 0,
     connectedStake: async () => (await readinessCheck.connectedStake()).map((s) => ({ subnet: s.subnetId, percent: s.connectedPercent })),

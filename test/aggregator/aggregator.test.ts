@@ -6,8 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { Aggregator, type AggregationRequest, type AggregationResult, type AggregatorOptions, type ValidatorSets } from '../../src/aggregator/aggregator.js';
 import { REQUEST_CANCELLED, type ResponseResult } from '../../src/aggregator/collection.js';
-import { BlsWorkerPool } from '../../src/aggregator/worker-pool.js';
-import { DeadlineExceededError, OverloadedError, QuorumNotReachedError } from '../../src/aggregator/errors.js';
+import { BlsPool } from '../../src/bls-pool/pool.js';
+import { DeadlineExceededError, QuorumNotReachedError } from '../../src/aggregator/errors.js';
+import { OverloadedError } from '../../src/util/overloaded.js';
+import { classifyError } from '../../src/server/app.js';
 import { SignatureCache } from '../../src/aggregator/signature-cache.js';
 import { requiredWeight } from '../../src/validators/quorum.js';
 import { verifySignedMessage } from '../../src/validators/verify.js';
@@ -18,23 +20,22 @@ import {
   FakePeers,
   NETWORK_ID,
   SUBNET,
-  cancellingPair,
   fixedSets,
   message,
-  noble,
   sign,
   testNetwork,
   type Behaviour,
   type TestNetwork,
-  useWorkerPool,
 } from './helpers.js';
+import { noble } from '../bls/helpers.js';
+import { cancellingPair, useBlsPool } from '../bls-pool/helpers.js';
 
 // 16 validators of uneven weight plus 13 keyless: total 240, 67% needs 161, 87% needs 209.
 const WEIGHTS = [40, 30, 25, 20, 18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4, 3];
 const net = testNetwork(WEIGHTS, 13);
 const byWeight = (w: number): string => net.validators.find((v) => v.weight === BigInt(w))!.pkHex;
 
-const pool = useWorkerPool();
+const pool = useBlsPool();
 
 let counter = 0;
 function request(over: Partial<AggregationRequest> = {}): AggregationRequest {
@@ -345,8 +346,8 @@ describe('sharing and limits', () => {
     const first = agg.aggregate(request());
     const err = await rejection(agg.aggregate(request()));
     expect(err).toBeInstanceOf(OverloadedError);
-    expect((err as OverloadedError).status).toBe(503);
     expect((err as OverloadedError).retryAfterSeconds).toBeGreaterThan(0);
+    expect(classifyError(err)).toMatchObject({ status: 503, headers: { 'retry-after': String((err as OverloadedError).retryAfterSeconds) } });
     expectValid(await first);
     expect(agg.active).toBe(0);
     expectValid(await agg.aggregate(request()));
@@ -416,7 +417,7 @@ describe('the deadline bounds the whole aggregation', () => {
   });
 
   it('answers by the deadline even while the final check waits behind a busy worker pool', async () => {
-    const busy = new BlsWorkerPool({ backend: 'blst', threads: 1 });
+    const busy = new BlsPool({ backend: 'blst', threads: 1 });
     await busy.warm();
     try {
       // Seconds of full signature verifications ahead of anything the aggregation queues.
