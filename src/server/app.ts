@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { bytesToHex } from '../warp/hex.js';
 import type { Aggregator, AggregationRequest } from '../aggregator/aggregator.js';
 import type { Deadline } from '../aggregator/deadline.js';
-import { AggregationError, DeadlineExceededError, NoSigningValidatorsError, QuorumNotReachedError } from '../aggregator/errors.js';
+import { DeadlineExceededError, NoSigningValidatorsError, QuorumNotReachedError } from '../aggregator/errors.js';
 import { BlsPoolClosedError } from '../bls-pool/errors.js';
 import { OverloadedError } from '../util/overloaded.js';
 import { PChainError, PChainHeightError, UnknownChainError, UnknownSubnetError } from '../validators/errors.js';
@@ -70,7 +70,6 @@ export function classifyError(err: unknown, heightField = HEIGHT_FIELD.glacier):
   if (err instanceof BlsPoolClosedError) return answer(503, err.message);
   // Signers missing now may be back in a moment (peers redial), and what was verified is cached.
   if (err instanceof QuorumNotReachedError) return answer(503, err.message, { 'retry-after': '1' });
-  if (err instanceof AggregationError) return { status: err.status, message: err.message, headers: {}, expected: true };
   if (err instanceof DeadlineExceededError) return answer(504, err.message);
   // A client's own mistakes: permanent, so 4xx (a 5xx would invite retries).
   if (err instanceof PChainHeightError) return answer(400, `${heightField}: ${err.message}`);

@@ -173,7 +173,7 @@ describe('the deadline', () => {
     expect(elapsed).toBeLessThan(800 + 100);
     expect(err).toBeInstanceOf(QuorumNotReachedError);
     const q = err as QuorumNotReachedError;
-    expect(q.status).toBe(503);
+    expect(classifyError(q)).toMatchObject({ status: 503, headers: { 'retry-after': '1' } });
     expect(q.signedWeight).toBe(115n);
     expect(q.requiredWeight).toBe(161n);
     expect(q.stats).toMatchObject({ asked: 16, answered: 4, timedOut: 12, invalid: 0, refused: 0, notConnected: 0 });
