@@ -9,7 +9,7 @@ import { loadBackend } from '../bls/index.js';
 import { Aggregator, type ValidatorSets } from '../aggregator/aggregator.js';
 import { SignatureCache } from '../aggregator/signature-cache.js';
 import { BlsPool } from '../bls-pool/pool.js';
-import type { Strategy } from '../aggregator/collection.js';
+import type { VerificationStrategy } from '../aggregator/verification.js';
 import { PChainClient } from '../validators/pchain-client.js';
 import { ValidatorSetCache } from '../validators/set-cache.js';
 import { PeerPool } from '../peers/pool.js';
@@ -45,7 +45,8 @@ export interface Service {
 
 export interface ServiceOptions {
   logger?: Logger;
-  strategy?: Strategy;
+  /** How the aggregator checks collected signatures; its own (running sums) unless injected (the bench's baseline). */
+  verification?: VerificationStrategy;
   /** Builds P-Chain L1 messages (GET …/aggregateSignatures/{txHash}, justification-only POSTs). */
   l1?: (deps: { pchain: PChainClient; sets: ValidatorSets }) => L1MessageBuilder;
 }
@@ -175,7 +176,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     requestTimeoutMs: config.aggregation.requestTimeoutMs,
     maxConcurrent: config.aggregation.maxConcurrent,
     fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
-    strategy: opts.strategy,
+    verification: opts.verification,
     events: {
       onResponse: (result) => m.signatureResponses.inc({ result }),
       onCache: (hit) => m.signatureCache.inc({ result: hit ? 'hit' : 'miss' }),

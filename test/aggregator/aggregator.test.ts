@@ -5,7 +5,9 @@
 // the workers use).
 import { describe, expect, it } from 'vitest';
 import { Aggregator, type AggregationRequest, type AggregationResult, type AggregatorOptions, type ValidatorSets } from '../../src/aggregator/aggregator.js';
-import { REQUEST_CANCELLED, type ResponseResult } from '../../src/aggregator/collection.js';
+import type { ResponseResult } from '../../src/aggregator/collection.js';
+import { REQUEST_CANCELLED } from '../../src/aggregator/peer-source.js';
+import { perSignatureVerify } from '../../bench/per-signature-verify.js';
 import { BlsPool } from '../../src/bls-pool/pool.js';
 import { DeadlineExceededError, QuorumNotReachedError } from '../../src/aggregator/errors.js';
 import { OverloadedError } from '../../src/util/overloaded.js';
@@ -216,14 +218,17 @@ describe('bad signatures', () => {
     expect(result.stats.invalid).toBe(bad.length);
   }
 
-  for (const strategy of ['warpgate', 'perSignatureVerify'] as const) {
+  for (const [strategy, verification] of [
+    ['warpgate', undefined],
+    ['perSignatureVerify', perSignatureVerify],
+  ] as const) {
     it(`${strategy}: another message, another key, outside the subgroup, garbage and infinity are dropped and penalized`, async () => {
       const kinds: Behaviour['kind'][] = ['otherMessage', 'otherKey', 'outsideSubgroup', 'garbage', 'infinity'];
       // Weights 16, 14, 12, 10, 9 (61) misbehave; the honest rest holds 166 >= 161.
       const bad = [16, 14, 12, 10, 9].map(byWeight);
       const peers = peersWith(net, bad.map((k, i) => [k, { kind: kinds[i]! } as Behaviour]));
       const responses: ResponseResult[] = [];
-      const agg = aggregator(peers, { strategy, fanOut: { extraWeightPercent: 100 }, events: { onResponse: (r) => responses.push(r) } });
+      const agg = aggregator(peers, { verification, fanOut: { extraWeightPercent: 100 }, events: { onResponse: (r) => responses.push(r) } });
       const result = await agg.aggregate(request());
       expectDropped(result, peers, bad);
       expect(responses.filter((r) => r === 'invalid')).toHaveLength(5);

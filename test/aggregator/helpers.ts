@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { SecretKey } from '../../src/bls/types.js';
 import { canonicalSet, type CanonicalSet, type ValidatorEntry } from '../../src/validators/canonical-set.js';
-import { PeerRequestError, type PeerAnswer, type SignatureRequest } from '../../src/peers/pool.js';
-import type { PeerSource } from '../../src/aggregator/collection.js';
+import { PeerRequestError } from '../../src/peers/pool.js';
+import type { PeerAnswer, PeerSource, SignatureRequest } from '../../src/aggregator/peer-source.js';
 import type { ValidatorSets } from '../../src/aggregator/aggregator.js';
 import { nodeIdToString } from '../../src/warp/cb58.js';
 import { bytesToHex } from '../../src/warp/hex.js';
