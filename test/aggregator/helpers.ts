@@ -78,6 +78,10 @@ export class FakePeers implements PeerSource {
   readonly requests: string[] = [];
   readonly penalties: { pkHex: string; reason: string }[] = [];
   aborted = 0;
+  /** Keys whose request ended with an answer (signature or refusal) or a failure, in order. */
+  readonly settled: string[] = [];
+  /** Keys whose request ran into its timeout, in order. */
+  readonly timedOut: string[] = [];
   /** The reason each cancelled request was cancelled with, in order. */
   readonly abortReasons: unknown[] = [];
   private readonly behaviours = new Map<string, Behaviour>();
@@ -145,7 +149,8 @@ export class FakePeers implements PeerSource {
         cleanup();
         this.aborted++;
         this.abortReasons.push(opts.signal?.reason);
-        reject(opts.signal?.reason instanceof PeerRequestError ? opts.signal.reason : new PeerRequestError('aborted', pkHex, 'aborted'));
+        const given: unknown = opts.signal?.reason;
+        reject(given instanceof Error && (given as { reason?: unknown }).reason === 'aborted' ? given : new PeerRequestError('aborted', pkHex, 'aborted'));
       };
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -153,6 +158,7 @@ export class FakePeers implements PeerSource {
         timers.push(
           setTimeout(() => {
             cleanup();
+            this.timedOut.push(pkHex);
             reject(new PeerRequestError('timeout', pkHex, 'timed out'));
           }, opts.timeoutMs),
         );
@@ -161,6 +167,7 @@ export class FakePeers implements PeerSource {
         timers.push(
           setTimeout(() => {
             cleanup();
+            this.settled.push(pkHex);
             const a = answer();
             if (a instanceof Error) reject(a);
             else resolve(a);
