@@ -52,7 +52,7 @@ export interface ValidatorSets {
   signingSubnetFor(sourceChainId: Uint8Array, request?: { signal?: AbortSignal }): Promise<Uint8Array>;
 }
 
-export interface AggregatorEvents {
+interface AggregatorEvents {
   onResponse?(result: ResponseResult): void;
   onCache?(hit: boolean): void;
   onAggregation?(e: { outcome: 'success' | 'quorum_not_reached' | 'error'; ms: number; signedWeight?: bigint; totalWeight?: bigint }): void;

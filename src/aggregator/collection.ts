@@ -15,7 +15,7 @@ import type { AggregateCheck, Verification, VerificationStrategy } from './verif
 /** What became of one peer's answer (the signature-responses metric). */
 export type ResponseResult = 'valid' | 'invalid' | NoSignature;
 
-export interface CollectionInput {
+interface CollectionInput {
   message: UnsignedMessage;
   justification: Uint8Array;
   set: CanonicalSet;
@@ -39,7 +39,7 @@ export interface CollectionInput {
   onCachedInvalid?: (pkHex: string) => void;
 }
 
-export interface CollectionOutcome {
+interface CollectionOutcome {
   /** Canonical indices that signed, ascending, and their aggregate signature. */
   signers: number[];
   signature: Uint8Array;

@@ -36,7 +36,7 @@ const ABORT_GROUP = 32;
 export type NoSignature = 'refused' | 'timeout' | 'error';
 
 /** What the fan-out tells its collection. */
-export interface FanOutEvents {
+interface FanOutEvents {
   /** A peer answered with a signature (not checked yet). */
   signature(index: number, signature: Uint8Array): void;
   /** A request ended without one. */
@@ -47,7 +47,7 @@ export interface FanOutEvents {
   later(): void;
 }
 
-export interface FanOutInput {
+interface FanOutInput {
   set: CanonicalSet;
   request: SignatureRequest;
   /** Validators whose signature the collection already has (from the cache): never asked. */

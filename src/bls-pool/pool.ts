@@ -41,12 +41,12 @@ export interface JobTiming {
   finishedAt: number;
 }
 
-export interface BlsPoolEvents {
+interface BlsPoolEvents {
   /** Each job once its task is done, failed jobs included. */
   onJob?(timing: JobTiming): void;
 }
 
-export interface BlsPoolOptions {
+interface BlsPoolOptions {
   backend: BackendName;
   threads?: number;
   maxQueue?: number;

@@ -5,22 +5,10 @@
 import { workerData } from 'node:worker_threads';
 import { loadBackend } from '../bls/index.js';
 import type { PublicKey, Signature } from '../bls/types.js';
-import {
-  preciseNow,
-  type BlsWorkerData,
-  type FinalizeJob,
-  type FinalizeResult,
-  type FoldJob,
-  type FoldResult,
-  type JobKind,
-  type JobOf,
-  type Outcome,
-  type PossessionJob,
-  type ResultOf,
-  type SameMessageBatch,
-  type Task,
-  type TaskResult,
-} from './messages.js';
+import { preciseNow, type BlsWorkerData, type JobKind, type JobOf, type Outcome, type ResultOf, type Task, type TaskResult } from './messages.js';
+
+/** What runs one job of kind K (messages.ts says what each takes and gives back). */
+type Handler<K extends JobKind> = (job: JobOf<K>) => ResultOf<K>;
 
 const bls = loadBackend((workerData as Partial<BlsWorkerData> | undefined)?.backend ?? 'blst');
 
@@ -64,7 +52,7 @@ function addUp(pks: PublicKey[], sigs: Signature[]): { pk: PublicKey; sig: Signa
   };
 }
 
-function fold(job: FoldJob): FoldResult {
+const fold: Handler<'fold'> = (job) => {
   const rejected: number[] = [];
   const pks: PublicKey[] = [];
   const sigs: Signature[] = [];
@@ -83,9 +71,9 @@ function fold(job: FoldJob): FoldResult {
     sigs.push(parsed.sig);
   }
   return { partial: sigs.length > 0 ? bls.encodeSum(addUp(pks, sigs)) : null, rejected };
-}
+};
 
-function finalize(job: FinalizeJob): FinalizeResult {
+const finalize: Handler<'finalize'> = (job) => {
   if (job.parts.length === 0) throw new Error('finalize: no signatures to check');
   const parts = job.parts.map((p) => bls.decodeTrustedSum(p));
   const { pk, sig } = addUp(
@@ -93,7 +81,7 @@ function finalize(job: FinalizeJob): FinalizeResult {
     parts.map((p) => p.sig),
   );
   return { valid: bls.verify(pk, job.message, sig), signature: sig.bytes };
-}
+};
 
 /**
  * Bisection after a failed aggregate check (the whole group is known to hold a bad signature): a
@@ -102,7 +90,7 @@ function finalize(job: FinalizeJob): FinalizeResult {
  * fail, so it is split without being checked (single signatures are always checked). With b bad
  * signatures among n this costs about 2·b·log2(n) batch checks instead of n single verifications.
  */
-function findInvalid(job: SameMessageBatch): number[] {
+const findInvalid: Handler<'findInvalid'> = (job) => {
   const bad: number[] = [];
   const items: { i: number; pair: { pk: PublicKey; sig: Signature } }[] = [];
   job.sigs.forEach((bytes, i) => {
@@ -133,21 +121,18 @@ function findInvalid(job: SameMessageBatch): number[] {
   // Without an unusable encoding the caller's failed check already proves the group bad.
   search(items, bad.length === 0);
   return bad.sort((a, b) => a - b);
-}
+};
 
-function verifyEach(job: SameMessageBatch): boolean[] {
-  return job.sigs.map((bytes, i) => {
+const verifyEach: Handler<'verifyEach'> = (job) =>
+  job.sigs.map((bytes, i) => {
     const sig = tryParseSignature(bytes);
     return sig !== null && bls.verify(publicKey(job.pks[i]!), job.message, sig);
   });
-}
 
-function aggregate(sigs: Uint8Array[]): Uint8Array {
-  return bls.aggregateSignatures(sigs.map((b) => bls.signatureFromBytes(b))).bytes;
-}
+const aggregate: Handler<'aggregate'> = (sigs) => bls.aggregateSignatures(sigs.map((b) => bls.signatureFromBytes(b))).bytes;
 
 /** Pure-JS BLS behind the handshake: the slow one, hence its own lane in the pool. */
-function verifyPossession(job: PossessionJob): boolean {
+const verifyPossession: Handler<'verifyPossession'> = (job) => {
   const sig = tryParseSignature(job.proof);
   if (!sig) return false;
   let pk: PublicKey;
@@ -157,9 +142,9 @@ function verifyPossession(job: PossessionJob): boolean {
     return false;
   }
   return bls.verifyWithDst(pk, job.message, sig, job.dst);
-}
+};
 
-const handlers: { [K in JobKind]: (job: JobOf<K>) => ResultOf<K> } = {
+const handlers: { [K in JobKind]: Handler<K> } = {
   ping: () => true,
   fold,
   finalize,
@@ -180,7 +165,7 @@ function outcomeOf<R>(run: () => R): Outcome<R> {
 /** Runs every job of the task; one that throws fails alone, its task-mates still run. */
 export default function runTask<K extends JobKind>(task: Task<K>): TaskResult<K> {
   const startedAt = preciseNow();
-  const handler: (job: JobOf<K>) => ResultOf<K> = handlers[task.kind];
+  const handler: Handler<K> = handlers[task.kind];
   const outcomes = task.jobs.map((job) => outcomeOf(() => handler(job)));
   return { outcomes, startedAt, finishedAt: preciseNow() };
 }
