@@ -13,7 +13,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { nobleBackend } from '../src/bls/index.js';
-import { parseArgs, intOption, stringOption } from '../src/cli/args.js';
+import { parseArgs, intOption } from '../src/cli/args.js';
 import { startDevnet } from '../src/devnet/devnet.js';
 import { authMessage, PEER_AUTH_DST } from '../src/peers/auth.js';
 
@@ -28,7 +28,7 @@ const quorum = intOption(options.quorum, 'quorum', 0, 100, 67);
 // Devnet default: 2. Many signers per process block its event loop while it proves their keys.
 const signerProcesses = intOption(options['signer-processes'], 'signer-processes', 1, 64, 2);
 const pChainHeight = intOption(options.height, 'height', 0, Number.MAX_SAFE_INTEGER, 0);
-const jsonFile = stringOption(options.json);
+const jsonFile = options.json;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -5,7 +5,8 @@
 // devnet's avalanchego-faithful JSON-RPC layer.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { JsonRpcError, serveJsonRpc, serviceMap, type JsonRpcService } from '../src/devnet/json-rpc.js';
+import { JsonRpcError } from '../src/devnet/pchain/json-rpc-errors.js';
+import { serveJsonRpc, serviceMap, type JsonRpcService } from '../src/devnet/pchain/json-rpc-server.js';
 import { bytesEqual } from '../src/warp/hex.js';
 import { cb58Encode } from '../src/warp/cb58.js';
 import type { Scenario } from './scenario.js';

@@ -7,7 +7,7 @@ import { bytesToHex } from '../src/warp/hex.js';
 import { encodeAddressedCall } from '../src/warp/payload.js';
 import { newUnsignedMessage } from '../src/warp/unsigned-message.js';
 import { requiredWeight } from '../src/validators/quorum.js';
-import { derive, deriveBlsSecretKey, deriveNodeId } from '../src/devnet/genesis-keys.js';
+import { derive, deriveBlsSecretKey, deriveNodeId } from '../src/devnet/genesis/keys.js';
 import { nodeIdToString } from '../src/warp/cb58.js';
 import type { BenchOptions, WeightShape } from './args.js';
 import { choose, lognormalDelay, uniform } from './random.js';

@@ -1,76 +1,56 @@
-// A small, strict argument parser: every command declares its options, and an unknown option or
-// a missing value is a usage error rather than something silently ignored.
+// Command-line options through node:util's parseArgs: every command declares its options, and an
+// unknown option, a missing value or a value given to a flag is a usage error (exit 2) rather
+// than something silently ignored. parseArgs splits the arguments into tokens; the checks here
+// word the errors as warpgate always has, and look option names up as own keys only.
+import { parseArgs as parseTokens } from 'node:util';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export interface OptionSpec {
-  /** `string` takes a value; `boolean` is a flag; `multi` takes a value and may repeat. */
-  type: 'string' | 'boolean' | 'multi';
-  short?: string;
-}
+/** `string` takes a value (`multiple`: and may repeat); `boolean` is a flag. */
+type OptionSpec = { type: 'string'; short?: string; multiple?: boolean } | { type: 'boolean'; short?: string };
 
-export interface ParsedArgs {
-  options: Record<string, string | boolean | string[] | undefined>;
+type OptionValues<S extends Record<string, OptionSpec>> = {
+  [K in keyof S]?: S[K] extends { type: 'boolean' } ? boolean : S[K] extends { multiple: true } ? string[] : string;
+};
+
+export interface ParsedArgs<S extends Record<string, OptionSpec>> {
+  options: OptionValues<S>;
   positionals: string[];
 }
 
-export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, command: string): ParsedArgs {
-  const options: ParsedArgs['options'] = {};
-  const positionals: string[] = [];
-  const byShort = new Map(Object.entries(spec).flatMap(([k, s]) => (s.short ? [[s.short, k] as const] : [])));
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      positionals.push(arg);
-      continue;
-    }
-    let name: string;
-    let inline: string | undefined;
-    if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-      inline = eq === -1 ? undefined : arg.slice(eq + 1);
-    } else {
-      const long = byShort.get(arg.slice(1));
-      if (!long) throw new UsageError(`${command}: unknown option ${arg}`);
-      name = long;
-    }
+export function parseArgs<const S extends Record<string, OptionSpec>>(argv: string[], spec: S, command: string): ParsedArgs<S> {
+  // Not strict: parseArgs would refuse `--seed -x` as ambiguous, where a value is a value.
+  const { tokens, positionals } = parseTokens({ args: argv, options: spec, strict: false, allowPositionals: true, tokens: true });
+  const options: Record<string, string | boolean | string[]> = {};
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    // Short options stand alone (-h, -o FILE): `-ho` or `-ofile` is not an option of ours.
+    const arg = argv[token.index]!;
+    if (!arg.startsWith('--') && arg.length > 2) throw new UsageError(`${command}: unknown option ${arg}`);
     // Own keys only: `--constructor` or `--__proto__` is an unknown option, not Object.prototype's.
-    const s = Object.hasOwn(spec, name) ? spec[name] : undefined;
-    if (!s) throw new UsageError(`${command}: unknown option --${name}`);
-    if (s.type === 'boolean') {
-      if (inline !== undefined) throw new UsageError(`${command}: --${name} takes no value`);
-      options[name] = true;
+    const option = Object.hasOwn(spec, token.name) ? spec[token.name] : undefined;
+    if (!option) throw new UsageError(`${command}: unknown option ${token.rawName}`);
+    if (option.type === 'boolean') {
+      if (token.value !== undefined) throw new UsageError(`${command}: --${token.name} takes no value`);
+      options[token.name] = true;
       continue;
     }
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new UsageError(`${command}: --${name} needs a value`);
-    if (s.type === 'multi') {
-      const prev = options[name];
-      options[name] = [...(Array.isArray(prev) ? prev : []), value];
-    } else {
-      options[name] = value;
-    }
+    if (token.value === undefined) throw new UsageError(`${command}: --${token.name} needs a value`);
+    const previous = options[token.name];
+    options[token.name] = option.multiple ? [...(Array.isArray(previous) ? previous : []), token.value] : token.value;
   }
-  return { options, positionals };
+  // Every value now has the type its option declares.
+  return { options: options as OptionValues<S>, positionals };
 }
 
 /** An integer option within [min, max], or the default when absent. */
-export function intOption(value: unknown, name: string, min: number, max: number, fallback: number): number {
+export function intOption(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
-  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : NaN;
+  const n = /^-?\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${String(value)}'`);
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${value}'`);
   }
   return n;
-}
-
-export function stringOption(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
 }

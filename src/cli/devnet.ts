@@ -2,7 +2,7 @@
 // JSON line once ready (the contract in design.md) and nothing else on stdout; logs go to stderr.
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../devnet/devnet.js';
-import { intOption, parseArgs, stringOption } from './args.js';
+import { intOption, parseArgs } from './args.js';
 import { firstShutdownSignal } from './signals.js';
 
 const HELP = `usage: warpgate devnet [--validators N] [--port P] [--seed S] [--byzantine K] [--json] [--log-level L]
@@ -34,10 +34,10 @@ export async function run(argv: string[]): Promise<number> {
   const byzantine = intOption(options.byzantine, 'byzantine', 0, validators, 0);
   const port = intOption(options.port, 'port', 0, 65535, 8080);
   const json = options.json === true;
-  const logger = pino({ level: stringOption(options['log-level']) ?? (json ? 'warn' : 'info') }, pino.destination(2));
+  const logger = pino({ level: options['log-level'] ?? (json ? 'warn' : 'info') }, pino.destination(2));
   // Listen for the signal before starting, so one that arrives during startup still exits 0.
   const signalled = firstShutdownSignal();
-  const devnet = await startDevnet({ validators, byzantine, port, seed: stringOption(options.seed), logger });
+  const devnet = await startDevnet({ validators, byzantine, port, seed: options.seed, logger });
   if (json) {
     process.stdout.write(`${JSON.stringify(devnet.info)}\n`);
   } else {

@@ -7,7 +7,7 @@ import { nobleBackend } from '../bls/index.js';
 import { bytesTo0xHex } from '../warp/hex.js';
 import { certificateDerFromPem, parseStakingCertificate } from '../p2p/index.js';
 import { readSignerKey, secretKeyFromFile } from '../signer/key-file.js';
-import { parseArgs, stringOption, UsageError } from './args.js';
+import { parseArgs, UsageError } from './args.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { options } = parseArgs(argv, { 'tls-cert': { type: 'string' }, 'bls-key': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'identity');
@@ -18,8 +18,8 @@ export async function run(argv: string[]): Promise<number> {
     );
     return 0;
   }
-  const certFile = stringOption(options['tls-cert']);
-  const keyFile = stringOption(options['bls-key']);
+  const certFile = options['tls-cert'];
+  const keyFile = options['bls-key'];
   if (certFile === undefined && keyFile === undefined) throw new UsageError('identity: give --tls-cert FILE, --bls-key FILE or both');
   const out: Record<string, string> = {};
   if (certFile !== undefined) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadBackend, nobleBackend } from '../bls/index.js';
 import { bytesTo0xHex } from '../warp/hex.js';
 import { generateStakingCertificate, loadStakingIdentity } from '../p2p/index.js';
-import { parseArgs, stringOption, UsageError } from './args.js';
+import { parseArgs, UsageError } from './args.js';
 
 const USAGE =
   'usage: warpgate keygen --out FILE [--force]\n' +
@@ -24,8 +24,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const staking = stringOption(options.staking);
-  const out = stringOption(options.out);
+  const staking = options.staking;
+  const out = options.out;
   if (staking !== undefined) {
     if (out !== undefined || options.force) throw new UsageError('keygen: --staking takes no --out or --force (a staking key is never overwritten)');
     return writeStakingKeyPair(staking);

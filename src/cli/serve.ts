@@ -3,11 +3,11 @@
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { createLogger } from '../server/logger.js';
 import { startService } from '../server/service.js';
-import { l1MessageBuilder } from '../server/l1-messages.js';
+import { l1MessageBuilder } from '../server/l1-route.js';
 import { startDevnet } from '../devnet/devnet.js';
 import { describe } from './devnet.js';
 import { firstShutdownSignal } from './signals.js';
-import { intOption, parseArgs, stringOption } from './args.js';
+import { intOption, parseArgs } from './args.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { options } = parseArgs(argv, { config: { type: 'string', short: 'c' }, port: { type: 'string', short: 'p' }, help: { type: 'boolean', short: 'h' } }, 'serve');
@@ -15,7 +15,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write('usage: warpgate serve [--config FILE] [--port P]\n  without a config file (--config or WARPGATE_CONFIG) it serves an embedded devnet\n');
     return 0;
   }
-  const file = stringOption(options.config) ?? process.env.WARPGATE_CONFIG;
+  const file = options.config ?? process.env.WARPGATE_CONFIG;
   const port = options.port === undefined ? undefined : intOption(options.port, 'port', 0, 65535, 8080);
   if (!file) {
     // WARPGATE_PORT, WARPGATE_HOST and WARPGATE_LOG_LEVEL apply to the devnet's service too (the

@@ -12,10 +12,11 @@ import type { RateLimit } from '../signer/rate-limit.js';
 import { CachedPolicy, DEFAULT_VERDICT_CACHE, type VerdictCacheOptions } from '../signer/verdict-cache.js';
 import { policyFromConfig, readPolicyFile, type PolicyConfig } from '../signer/policy-file.js';
 import { isPChain, P_CHAIN_NOT_STATIC } from '../signer/policy.js';
-import { parseNodeUrl } from '../signer/node-rpc.js';
+import { parseNodeUrl } from '../node/url.js';
 import type { SigningBackend } from '../signer/types.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
-import { intOption, parseArgs, stringOption, UsageError } from './args.js';
+import { intOption, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { firstShutdownSignal } from './signals.js';
 
 const USAGE = `usage: warpgate signer --key FILE (--listen PORT | --connect URL) [options]
 
@@ -54,10 +55,10 @@ const SPEC = {
   key: { type: 'string' },
   listen: { type: 'string' },
   host: { type: 'string' },
-  connect: { type: 'multi' },
+  connect: { type: 'string', multiple: true },
   policy: { type: 'string' },
   'network-id': { type: 'string' },
-  'allow-source-chain': { type: 'multi' },
+  'allow-source-chain': { type: 'string', multiple: true },
   node: { type: 'string' },
   'max-requests-per-second': { type: 'string' },
   'max-concurrent-requests': { type: 'string' },
@@ -70,6 +71,9 @@ const SPEC = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** The options that set a limit: each takes an integer. */
+type LimitFlag = Extract<keyof typeof SPEC, `max-${string}` | `verdict-${string}`>;
+
 interface SignerLimits {
   requests: RequestLimits;
   maxConnections: number;
@@ -80,8 +84,8 @@ interface SignerLimits {
 /** A rate of `perSecond` that may burst to twice that. */
 const rate = (perSecond: number): RateLimit => ({ perSecond, burst: 2 * perSecond });
 
-function limitOptions(options: Record<string, unknown>): SignerLimits {
-  const int = (name: string, min: number, max: number, fallback: number): number => {
+function limitOptions(options: ParsedArgs<typeof SPEC>['options']): SignerLimits {
+  const int = (name: LimitFlag, min: number, max: number, fallback: number): number => {
     try {
       return intOption(options[name], name, min, max, fallback);
     } catch (err) {
@@ -106,7 +110,7 @@ function limitOptions(options: Record<string, unknown>): SignerLimits {
   };
 }
 
-function flagPolicy(networkId: unknown, chains: string[]): PolicyConfig {
+function flagPolicy(networkId: string | undefined, chains: string[]): PolicyConfig {
   const id = intOption(networkId, 'network-id', 0, 0xffff_ffff, -1);
   return {
     networkId: id,
@@ -134,10 +138,10 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`signer: unexpected argument '${positionals[0]}'`);
-  const keyPath = stringOption(options.key);
+  const keyPath = options.key;
   if (!keyPath) throw new UsageError('signer: --key FILE is required');
   const listen = options.listen === undefined ? undefined : intOption(options.listen, 'listen', 0, 65535, 0);
-  const connect = (options.connect as string[] | undefined) ?? [];
+  const connect = options.connect ?? [];
   if (listen === undefined && connect.length === 0) throw new UsageError('signer: give --listen PORT or --connect URL');
   for (const url of connect) {
     try {
@@ -149,13 +153,13 @@ export async function run(argv: string[]): Promise<number> {
   let nodeUrl: string | undefined;
   if (options.node !== undefined) {
     try {
-      nodeUrl = parseNodeUrl(stringOption(options.node) ?? '', '--node');
+      nodeUrl = parseNodeUrl(options.node, '--node');
     } catch (err) {
       throw new UsageError(`signer: ${(err as Error).message}`);
     }
   }
-  const policyPath = stringOption(options.policy);
-  const chains = (options['allow-source-chain'] as string[] | undefined) ?? [];
+  const policyPath = options.policy;
+  const chains = options['allow-source-chain'] ?? [];
   const hasFlagPolicy = options['network-id'] !== undefined || chains.length > 0;
   if (policyPath && hasFlagPolicy) throw new UsageError('signer: give either --policy FILE or --network-id/--allow-source-chain, not both');
   if (hasFlagPolicy && (options['network-id'] === undefined || chains.length === 0)) {
@@ -178,7 +182,7 @@ export async function run(argv: string[]): Promise<number> {
     : new KeyFileBackend(secretKey, bls, policy!);
 
   const logger = pino({ name: 'warpgate-signer' });
-  const host = stringOption(options.host) ?? '127.0.0.1';
+  const host = options.host ?? '127.0.0.1';
   const peer = new SignerPeer({
     secretKey,
     bls,
@@ -197,15 +201,7 @@ export async function run(argv: string[]): Promise<number> {
     await peer.close();
     throw err;
   }
-  const stopped = new Promise<string>((resolve) => {
-    const onSignal = (signal: string): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  const stopped = firstShutdownSignal();
   logger.info(
     {
       publicKey: peer.publicKeyHex,

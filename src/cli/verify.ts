@@ -7,13 +7,14 @@ import { loadBackend } from '../bls/index.js';
 import type { BackendName } from '../bls/types.js';
 import { canonicalSet } from '../validators/canonical-set.js';
 import { ValidatorSetError } from '../validators/errors.js';
-import { parseJsonLossless } from '../validators/lossless-json.js';
-import { parseValidatorsFile } from '../validators/pchain-results.js';
+import { ValidatorResultError } from '../node/errors.js';
+import { parseJsonLossless } from '../node/json.js';
+import { parseValidatorsFile } from '../node/pchain-results.js';
 import { DEFAULT_QUORUM_PERCENTAGE } from '../validators/quorum.js';
 import { verifySignedMessage } from '../validators/verify.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { hexToBytes } from '../warp/hex.js';
-import { intOption, parseArgs, stringOption, UsageError } from './args.js';
+import { intOption, parseArgs, UsageError } from './args.js';
 
 const USAGE = `usage: warpgate verify --message <signed message hex> --validators <file>
                       [--quorum 67] [--network-id N] [--backend blst|noble]
@@ -57,15 +58,15 @@ async function readValidatorsFile(path: string) {
   try {
     return parseValidatorsFile(json);
   } catch (err) {
-    if (err instanceof ValidatorSetError) throw new InputError(`validators file ${path}: ${err.message}`);
+    if (err instanceof ValidatorResultError) throw new InputError(`validators file ${path}: ${err.message}`);
     throw err;
   }
 }
 
-function backendOption(value: unknown): BackendName | undefined {
+function backendOption(value: string | undefined): BackendName | undefined {
   if (value === undefined) return undefined;
   if (value === 'blst' || value === 'noble') return value;
-  throw new UsageError(`verify: --backend must be blst or noble, got '${String(value)}'`);
+  throw new UsageError(`verify: --backend must be blst or noble, got '${value}'`);
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -86,8 +87,8 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`verify: unexpected argument '${positionals[0]}'; see warpgate verify --help`);
-  const messageHex = stringOption(options.message);
-  const validatorsPath = stringOption(options.validators);
+  const messageHex = options.message;
+  const validatorsPath = options.validators;
   if (messageHex === undefined || validatorsPath === undefined) {
     throw new UsageError('verify: --message and --validators are required; see warpgate verify --help');
   }

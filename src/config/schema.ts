@@ -1,82 +1,158 @@
-// Every configuration key, its type, default and limits, in one table. The loader validates a
-// config file and WARPGATE_* environment overrides against it; config.example.json and the
-// README's table are checked against it by a test, so the three cannot drift apart.
+// Every configuration key in one zod schema: its kind, default and meaning. `Config` is the type
+// this schema produces, so the type and the checks cannot disagree. The loader (config.ts) checks
+// a config file, WARPGATE_* environment overrides and CLI overrides key by key against it;
+// config.example.json and the README's table are checked against it by a test.
+import { z } from 'zod';
+import {
+  blsKeyList,
+  bool,
+  hostProblem,
+  idList,
+  int,
+  oneOf,
+  optionalInt,
+  optionalSecret,
+  optionalUrl,
+  peerList,
+  string,
+  stringList,
+  urlPathProblem,
+  type Kind,
+} from './kinds.js';
 
-export type KeyType =
-  | { kind: 'int'; min: number; max: number }
-  | { kind: 'optionalInt'; min: number; max: number }
-  | { kind: 'bool' }
-  | { kind: 'string'; enum?: readonly string[] }
-  | { kind: 'url'; protocols: readonly string[] }
-  | { kind: 'optionalUrl'; protocols: readonly string[] }
-  | { kind: 'optionalSecret' }
-  | { kind: 'stringList' }
-  | { kind: 'idList' }
-  | { kind: 'blsKeyList' }
-  | { kind: 'peerList' };
-
-export interface KeySpec {
-  type: KeyType;
+/** What the README's table and the loader know about one key besides its schema. */
+interface SettingMeta {
   default: unknown;
   doc: string;
+  type: string;
+  fromEnv: z.core.$ZodType<unknown, string>;
 }
 
-const ms = (min: number, max: number): KeyType => ({ kind: 'int', min, max });
+const settings = new Map<z.core.$ZodType, SettingMeta>();
 
-export const SCHEMA = {
-  port: { type: ms(0, 65535), default: 8080, doc: 'HTTP listen port' },
-  host: { type: { kind: 'string' }, default: '0.0.0.0', doc: 'HTTP listen address' },
-  logLevel: { type: { kind: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }, default: 'info', doc: 'pino log level' },
-  'upstreams.node': { type: { kind: 'optionalUrl', protocols: ['http:', 'https:'] }, default: null, doc: 'avalanchego node base URL; the P-Chain is at /ext/bc/P' },
-  'upstreams.dataApi': { type: { kind: 'optionalUrl', protocols: ['http:', 'https:'] }, default: null, doc: 'Data API base URL for the forwarded read endpoints' },
-  'upstreams.metricsApi': { type: { kind: 'optionalUrl', protocols: ['http:', 'https:'] }, default: null, doc: 'Metrics API base URL' },
-  'upstreams.apiKey': { type: { kind: 'optionalSecret' }, default: null, doc: 'sent upstream as x-glacier-api-key (never logged)' },
-  localNetworkId: { type: { kind: 'optionalInt', min: 1, max: 4294967295 }, default: null, doc: 'a local network ID the aggregation endpoints accept under any {network} path value (the devnet sets it)' },
-  peers: { type: { kind: 'peerList' }, default: [], doc: 'signer peers to dial: [{"url": "ws://host:port"}]' },
-  peerPath: { type: { kind: 'string' }, default: '/v1/peers', doc: 'path where signer peers may dial in' },
-  'bls.backend': { type: { kind: 'string', enum: ['blst', 'noble'] }, default: 'blst', doc: 'BLS backend (noble is the pure-JS fallback)' },
-  'workers.threads': { type: ms(1, 64), default: 2, doc: 'BLS worker threads' },
-  'workers.maxQueue': { type: ms(16, 1_000_000), default: 4096, doc: 'BLS tasks waiting at most' },
-  'aggregation.deadlineMs': { type: ms(100, 60_000), default: 5000, doc: 'longest an aggregation request may take, from its arrival to its answer, P-Chain reads included; past it 504' },
-  'aggregation.requestTimeoutMs': { type: ms(50, 60_000), default: 2000, doc: 'longest one peer request may take' },
-  'aggregation.fanOutExtraPercent': { type: ms(0, 100), default: 100, doc: 'weight asked beyond what is missing, in % of the total: 100 asks every connected validator at once (lowest latency); lower values spare validators and ask more only as answers fail or are slow' },
-  'aggregation.hedgeMs': { type: ms(10, 60_000), default: 250, doc: 'a validator silent this long counts as slow and the next ones are asked' },
-  'aggregation.maxConcurrent': { type: ms(1, 10_000), default: 64, doc: 'aggregations at once; past it 503 with Retry-After' },
-  'validatorSets.currentTtlMs': { type: ms(0, 600_000), default: 2000, doc: 'how long the current validator set is reused' },
-  'validatorSets.currentMaxStaleMs': { type: ms(0, 600_000), default: 30_000, doc: 'after the TTL, how long the current set still answers at once while it is refreshed in the background' },
-  'validatorSets.maxEntries': { type: ms(1, 10_000), default: 64, doc: 'validator sets kept' },
-  'validatorSets.nodeTimeoutMs': { type: ms(100, 120_000), default: 5000, doc: 'timeout of one P-Chain call' },
-  'validatorSets.maxLookback': { type: ms(0, 1_000_000_000), default: 1000, doc: 'oldest P-Chain height a client may ask for, in heights below the current one (as icm-services); older is 400 (0: no bound)' },
-  'signatureCache.maxMessages': { type: ms(0, 10_000_000), default: 10_000, doc: 'messages whose signatures are kept' },
-  'signatureCache.maxSignatures': { type: ms(0, 100_000_000), default: 200_000, doc: 'signatures kept in all' },
-  'signatureCache.ttlMs': { type: ms(0, 86_400_000), default: 600_000, doc: 'how long a signature is kept' },
-  'readiness.subnets': { type: { kind: 'idList' }, default: [], doc: 'subnet IDs (cb58) whose connected stake /ready checks' },
-  'readiness.quorumPercentage': { type: ms(0, 100), default: 67, doc: 'connected stake /ready requires' },
-  'peerAdmission.mode': { type: { kind: 'string', enum: ['validators', 'any'] }, default: 'validators', doc: 'which signers may dial in on peerPath: validators admits only keys of the validator sets warpgate reads (readiness.subnets, kept current, and the sets aggregations read) or in allowedKeys, checked before the costly proof check; any admits every key (private networks only)' },
-  'peerAdmission.allowedKeys': { type: { kind: 'blsKeyList' }, default: [], doc: 'BLS public keys (hex, 48 bytes) that may dial in whatever the validator sets say' },
-  'peerAdmission.setRefreshMs': { type: ms(1000, 3_600_000), default: 30_000, doc: 'how often the current validator sets of readiness.subnets are read for admission' },
-  'peerAdmission.maxInboundPeers': { type: ms(1, 100_000), default: 10_000, doc: 'authenticated signers that dialed in, at most (past it refused); the signers in peers never count against it' },
-  'peerAdmission.maxPendingHandshakes': { type: ms(1, 100_000), default: 256, doc: 'connections that dialed in and have not authenticated yet, at once (past it 503)' },
-  'peerAdmission.maxPendingPerIp': { type: ms(1, 100_000), default: 8, doc: 'the same from one client address, an IPv6 client by its /64 (past it 429)' },
-  'peerAdmission.handshakesPerMinutePerIp': { type: ms(0, 10_000_000), default: 60, doc: 'connections a client address may open on peerPath per minute (0: no limit; past it 429)' },
-  'peerAdmission.helloTimeoutMs': { type: ms(100, 120_000), default: 3000, doc: 'how long a signer that dialed in has to answer the challenge with its hello' },
-  publicMode: { type: { kind: 'bool' }, default: false, doc: 'refuse node-specific methods as the public server does' },
-  'rateLimit.requestsPerMinute': { type: ms(0, 10_000_000), default: 600, doc: 'per client IP without an API key (0: no limit)' },
-  'rateLimit.keyedRequestsPerMinute': { type: ms(0, 10_000_000), default: 6000, doc: 'per API key (0: no limit)' },
-  'rateLimit.aggregationsPerMinute': { type: ms(0, 10_000_000), default: 120, doc: 'aggregation requests (both APIs, POST and the txHash GET) per client IP, API key or not; past it 429 with Retry-After (0: no limit)' },
-  'proxy.timeoutMs': { type: ms(100, 300_000), default: 10_000, doc: 'upstream request timeout' },
-  'proxy.maxResponseBytes': { type: ms(1024, 1_073_741_824), default: 10_485_760, doc: 'largest upstream answer passed on' },
-  'proxy.cacheTtlMs': { type: ms(0, 3_600_000), default: 10_000, doc: 'cache of cacheable GETs (0: off)' },
-  'limits.bodyBytes': { type: ms(1024, 10_485_760), default: 262_144, doc: 'largest request body; past it 413' },
-  'limits.justificationBytes': { type: ms(1024, 10_485_760), default: 65_536, doc: 'largest justification of an aggregation request (bytes, decoded); past it 413 naming the field' },
-  'limits.headersTimeoutMs': { type: ms(1000, 600_000), default: 20_000, doc: 'time to receive request headers' },
-  'limits.requestTimeoutMs': { type: ms(1000, 600_000), default: 60_000, doc: 'time to receive a whole request' },
-  'limits.keepAliveTimeoutMs': { type: ms(100, 600_000), default: 5000, doc: 'idle keep-alive connection lifetime' },
-  'cors.origins': { type: { kind: 'stringList' }, default: [], doc: 'allowed CORS origins (empty: CORS off; "*": any)' },
-  shutdownGraceMs: { type: ms(0, 600_000), default: 10_000, doc: 'how long shutdown waits for in-flight aggregations' },
-} as const satisfies Record<string, KeySpec>;
+/** A key of kind `kind` with its default and meaning; the default is typed by the kind's output. */
+function setting<S extends z.ZodType>(kind: Kind<S>, value: z.output<S>, doc: string): S {
+  settings.set(kind.schema, { default: value, doc, type: kind.type, fromEnv: kind.fromEnv });
+  return kind.schema;
+}
 
-export type ConfigKey = keyof typeof SCHEMA;
+export const CONFIG_SCHEMA = z
+  .strictObject({
+    port: setting(int(0, 65535), 8080, 'HTTP listen port'),
+    host: setting(string(hostProblem), '0.0.0.0', 'HTTP listen address'),
+    logLevel: setting(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', 'pino log level'),
+    upstreams: z.strictObject({
+      node: setting(optionalUrl({ credentials: false }), null, 'avalanchego node base URL; the P-Chain is at /ext/bc/P'),
+      dataApi: setting(optionalUrl(), null, 'Data API base URL for the forwarded read endpoints'),
+      metricsApi: setting(optionalUrl(), null, 'Metrics API base URL'),
+      apiKey: setting(optionalSecret(), null, 'sent upstream as x-glacier-api-key (never logged)'),
+    }),
+    localNetworkId: setting(optionalInt(1, 4294967295), null, 'a local network ID the aggregation endpoints accept under any {network} path value (the devnet sets it)'),
+    peers: setting(peerList(), [], 'signer peers to dial: [{"url": "ws://host:port"}]'),
+    peerPath: setting(string(urlPathProblem), '/v1/peers', 'path where signer peers may dial in'),
+    bls: z.strictObject({
+      backend: setting(oneOf(['blst', 'noble']), 'blst', 'BLS backend (noble is the pure-JS fallback)'),
+    }),
+    workers: z.strictObject({
+      threads: setting(int(1, 64), 2, 'BLS worker threads'),
+      maxQueue: setting(int(16, 1_000_000), 4096, 'BLS tasks waiting at most'),
+    }),
+    aggregation: z.strictObject({
+      deadlineMs: setting(int(100, 60_000), 5000, 'longest an aggregation request may take, from its arrival to its answer, P-Chain reads included; past it 504'),
+      requestTimeoutMs: setting(int(50, 60_000), 2000, 'longest one peer request may take'),
+      fanOutExtraPercent: setting(int(0, 100), 100, 'weight asked beyond what is missing, in % of the total: 100 asks every connected validator at once (lowest latency); lower values spare validators and ask more only as answers fail or are slow'),
+      hedgeMs: setting(int(10, 60_000), 250, 'a validator silent this long counts as slow and the next ones are asked'),
+      maxConcurrent: setting(int(1, 10_000), 64, 'aggregations at once; past it 503 with Retry-After'),
+    }),
+    validatorSets: z.strictObject({
+      currentTtlMs: setting(int(0, 600_000), 2000, 'how long the current validator set is reused'),
+      currentMaxStaleMs: setting(int(0, 600_000), 30_000, 'after the TTL, how long the current set still answers at once while it is refreshed in the background'),
+      maxEntries: setting(int(1, 10_000), 64, 'validator sets kept'),
+      nodeTimeoutMs: setting(int(100, 120_000), 5000, 'timeout of one P-Chain call'),
+      maxLookback: setting(int(0, 1_000_000_000), 1000, 'oldest P-Chain height a client may ask for, in heights below the current one (as icm-services); older is 400 (0: no bound)'),
+    }),
+    signatureCache: z.strictObject({
+      maxMessages: setting(int(0, 10_000_000), 10_000, 'messages whose signatures are kept'),
+      maxSignatures: setting(int(0, 100_000_000), 200_000, 'signatures kept in all'),
+      ttlMs: setting(int(0, 86_400_000), 600_000, 'how long a signature is kept'),
+    }),
+    readiness: z.strictObject({
+      subnets: setting(idList(), [], 'subnet IDs (cb58) whose connected stake /ready checks'),
+      quorumPercentage: setting(int(0, 100), 67, 'connected stake /ready requires'),
+    }),
+    peerAdmission: z.strictObject({
+      mode: setting(oneOf(['validators', 'any']), 'validators', 'which signers may dial in on peerPath: validators admits only keys of the validator sets warpgate reads (readiness.subnets, kept current, and the sets aggregations read) or in allowedKeys, checked before the costly proof check; any admits every key (private networks only)'),
+      allowedKeys: setting(blsKeyList(), [], 'BLS public keys (hex, 48 bytes) that may dial in whatever the validator sets say'),
+      setRefreshMs: setting(int(1000, 3_600_000), 30_000, 'how often the current validator sets of readiness.subnets are read for admission'),
+      maxInboundPeers: setting(int(1, 100_000), 10_000, 'authenticated signers that dialed in, at most (past it refused); the signers in peers never count against it'),
+      maxPendingHandshakes: setting(int(1, 100_000), 256, 'connections that dialed in and have not authenticated yet, at once (past it 503)'),
+      maxPendingPerIp: setting(int(1, 100_000), 8, 'the same from one client address, an IPv6 client by its /64 (past it 429)'),
+      handshakesPerMinutePerIp: setting(int(0, 10_000_000), 60, 'connections a client address may open on peerPath per minute (0: no limit; past it 429)'),
+      helloTimeoutMs: setting(int(100, 120_000), 3000, 'how long a signer that dialed in has to answer the challenge with its hello'),
+    }),
+    publicMode: setting(bool(), false, 'refuse node-specific methods as the public server does'),
+    rateLimit: z.strictObject({
+      requestsPerMinute: setting(int(0, 10_000_000), 600, 'per client IP without an API key (0: no limit)'),
+      keyedRequestsPerMinute: setting(int(0, 10_000_000), 6000, 'per API key (0: no limit)'),
+      aggregationsPerMinute: setting(int(0, 10_000_000), 120, 'aggregation requests (both APIs, POST and the txHash GET) per client IP, API key or not; past it 429 with Retry-After (0: no limit)'),
+    }),
+    proxy: z.strictObject({
+      timeoutMs: setting(int(100, 300_000), 10_000, 'upstream request timeout'),
+      maxResponseBytes: setting(int(1024, 1_073_741_824), 10_485_760, 'largest upstream answer passed on'),
+      cacheTtlMs: setting(int(0, 3_600_000), 10_000, 'cache of cacheable GETs (0: off)'),
+    }),
+    limits: z.strictObject({
+      bodyBytes: setting(int(1024, 10_485_760), 262_144, 'largest request body; past it 413'),
+      justificationBytes: setting(int(1024, 10_485_760), 65_536, 'largest justification of an aggregation request (bytes, decoded); past it 413 naming the field'),
+      headersTimeoutMs: setting(int(1000, 600_000), 20_000, 'time to receive request headers'),
+      requestTimeoutMs: setting(int(1000, 600_000), 60_000, 'time to receive a whole request'),
+      keepAliveTimeoutMs: setting(int(100, 600_000), 5000, 'idle keep-alive connection lifetime'),
+    }),
+    cors: z.strictObject({
+      origins: setting(stringList(), [], 'allowed CORS origins (empty: CORS off; "*": any)'),
+    }),
+    shutdownGraceMs: setting(int(0, 600_000), 10_000, 'how long shutdown waits for in-flight aggregations'),
+  })
+  .check((ctx) => {
+    const { aggregation, limits } = ctx.value;
+    const fail = (path: string[], message: string): void => void ctx.issues.push({ code: 'custom', path, message, input: ctx.value });
+    if (aggregation.requestTimeoutMs > aggregation.deadlineMs) fail(['aggregation', 'requestTimeoutMs'], 'must not exceed aggregation.deadlineMs');
+    // Node's HTTP server would never apply a headers timeout longer than the whole-request one.
+    if (limits.headersTimeoutMs > limits.requestTimeoutMs) fail(['limits', 'headersTimeoutMs'], 'must not exceed limits.requestTimeoutMs');
+  });
+
+export type Config = z.output<typeof CONFIG_SCHEMA>;
+
+/** Dotted paths of the leaves of T: `port`, `aggregation.deadlineMs`, … (lists are leaves). */
+type LeafPaths<T> = {
+  [K in keyof T & string]: T[K] extends readonly unknown[] | string | number | boolean | null ? K : `${K}.${LeafPaths<T[K]>}`;
+}[keyof T & string];
+
+export type ConfigKey = LeafPaths<Config>;
+
+/** One key as the loader and the README see it. */
+interface Setting {
+  /** Checks a value from the file or an override; its output is what Config holds. */
+  schema: z.core.$ZodType;
+  fromEnv: z.core.$ZodType<unknown, string>;
+  default: unknown;
+  doc: string;
+  /** The README's type column. */
+  type: string;
+}
+
+function leaves(shape: z.core.$ZodShape, prefix: string): [string, Setting][] {
+  return Object.entries(shape).flatMap(([name, schema]): [string, Setting][] => {
+    const key = prefix + name;
+    const meta = settings.get(schema);
+    if (meta) return [[key, { schema, ...meta }]];
+    if (schema instanceof z.ZodObject) return leaves(schema.shape, `${key}.`);
+    throw new Error(`config schema: ${key} is neither a setting nor a group of settings`);
+  });
+}
+
+/** Every key, in the schema's (and the README's) order. */
+export const SCHEMA: Readonly<Record<ConfigKey, Setting>> = Object.fromEntries(leaves(CONFIG_SCHEMA.shape, '')) as Record<ConfigKey, Setting>;
 
 /** WARPGATE_ + the key path in SCREAMING_SNAKE: aggregation.deadlineMs → WARPGATE_AGGREGATION_DEADLINE_MS. */
 export function envName(key: string): string {

@@ -1,8 +1,7 @@
 // A whole local network in one process tree: the simulated P-Chain node (in this process), the
 // signer peers (in child processes), and the service wired to both. Used by `warpgate devnet`,
 // by `warpgate serve` without a config, by the tests and by the benchmark.
-import { fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import { bytesToHex } from '../warp/hex.js';
 import { idToString } from '../warp/cb58.js';
@@ -10,15 +9,15 @@ import { encodeAddressedCall } from '../warp/payload.js';
 import { newUnsignedMessage } from '../warp/unsigned-message.js';
 import { loadConfig, type Config } from '../config/config.js';
 import { startService, type Service, type ServiceOptions } from '../server/service.js';
-import { l1MessageBuilder } from '../server/l1-messages.js';
+import { l1MessageBuilder } from '../server/l1-route.js';
 import { createLogger } from '../server/logger.js';
-import { packagePath, tsExecArgv } from '../util/ts-runtime.js';
-import { buildGenesis, type DevnetGenesis } from './genesis.js';
-import { startPChainNode, type SimulatedNode } from './pchain-node.js';
-import type { HostedSigner, SignerHostFailed, SignerHostReady, SignerHostStart } from './signer-host.js';
-import { SignerSupervisor, type RestartPolicy } from './signer-supervisor.js';
+import { buildGenesis, type DevnetGenesis } from './genesis/index.js';
+import { startPChainNode, type SimulatedNode } from './pchain/node.js';
+import { startSignerHost } from './signers/launch.js';
+import type { HostedSigner, SignerHostReady } from './signers/protocol.js';
+import { SignerSupervisor, type RestartPolicy } from './signers/supervisor.js';
 
-export interface DevnetOptions {
+interface DevnetOptions {
   validators?: number;
   seed?: string;
   byzantine?: number;
@@ -55,7 +54,7 @@ export interface Devnet {
   close(): Promise<void>;
 }
 
-export interface DevnetInfo {
+interface DevnetInfo {
   url: string;
   networkId: number;
   subnetId: string;
@@ -65,45 +64,6 @@ export interface DevnetInfo {
   l1ConversionTxId: string;
   byzantine: string[];
   signers: number;
-}
-
-/** Longest a signer host may take to start its signers. */
-const HOST_READY_TIMEOUT_MS = 120_000;
-
-async function startSignerHost(signers: HostedSigner[], genesis: DevnetGenesis, backend: 'blst' | 'noble', pchainUrl: string): Promise<{ child: ChildProcess; ready: SignerHostReady }> {
-  const child = fork(packagePath('src/devnet/signer-host.ts'), [], { execArgv: tsExecArgv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const start: SignerHostStart = {
-    type: 'start',
-    signers,
-    networkId: genesis.networkId,
-    allowedSourceChainsHex: [bytesToHex(genesis.blockchainId)],
-    backend,
-    pchainUrl,
-  };
-  child.send(start);
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const [msg] = (await Promise.race([
-      once(child, 'message'),
-      once(child, 'exit').then(([code, signal]) => {
-        throw new Error(`devnet signer host exited (${String(code ?? signal)}) before it was ready`);
-      }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`devnet signer host was not ready within ${HOST_READY_TIMEOUT_MS} ms`)), HOST_READY_TIMEOUT_MS);
-      }),
-    ])) as [SignerHostReady | SignerHostFailed];
-    if (msg.type === 'failed') throw new Error(`devnet signer host could not start its signers: ${msg.reason}`);
-    return { child, ready: msg };
-  } catch (err) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGKILL');
-      await exited;
-    }
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {

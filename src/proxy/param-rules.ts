@@ -1,7 +1,7 @@
 // The value rules of the seeds' REST endpoints, and a reader that applies them to path and query
 // parameters while collecting every violation (the Metrics API reports them all as a list).
 import { parseCb58Id, parseNodeId } from '../warp/cb58.js';
-import { bech32Decode } from './bech32.js';
+import { bech32Decode } from '../util/bech32.js';
 import type { QueryParams } from './request-target.js';
 
 export const NETWORKS = ['mainnet', 'fuji', 'testnet'] as const;

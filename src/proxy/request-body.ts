@@ -2,6 +2,7 @@
 // so the proxy decides what an unparseable or oversized body gets. Bounded in size and time: a
 // client that trickles bytes cannot hold the request open past the deadline.
 import type { IncomingMessage } from 'node:http';
+import { BodyCap, declaredOver } from '../util/read-body.js';
 
 export class RequestBodyError extends Error {
   override readonly name = 'RequestBodyError';
@@ -28,13 +29,11 @@ export function readRequestBody(req: IncomingMessage, limit: number, timeoutMs: 
   if (coding !== '' && coding !== 'identity') {
     return Promise.reject(new RequestBodyError(415, 'content-encoding is not supported here; send the body uncompressed'));
   }
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
+  if (declaredOver(req.headers['content-length'], limit)) {
     return Promise.reject(new RequestBodyError(413, `the request body is larger than ${limit} bytes`));
   }
   return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const body = new BodyCap(limit);
     let settled = false;
     const done = (err: RequestBodyError | null): void => {
       if (settled) return;
@@ -49,13 +48,11 @@ export function readRequestBody(req: IncomingMessage, limit: number, timeoutMs: 
         req.resume();
         reject(err);
       } else {
-        resolve(Buffer.concat(chunks, size));
+        resolve(body.bytes());
       }
     };
     const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) return done(new RequestBodyError(413, `the request body is larger than ${limit} bytes`));
-      chunks.push(chunk);
+      if (!body.add(chunk)) done(new RequestBodyError(413, `the request body is larger than ${limit} bytes`));
     };
     const onEnd = (): void => done(null);
     const onClose = (): void => done(new RequestBodyError(400, 'the client closed the connection before sending the whole body'));

@@ -15,6 +15,7 @@ import { sendBody, sendEmpty, sendJson, sendText } from './respond.js';
 import { parseRpcBody } from './rpc-body.js';
 import { echoId, type RpcDialect, type RpcFailure } from './rpc-dialects.js';
 import type { UpstreamResponse } from './upstream-client.js';
+import { isRecord } from '../util/is-record.js';
 
 export interface RpcEndpoint {
   /** Route label for metrics, e.g. `/ext/bc/P`. */
@@ -33,13 +34,9 @@ type Prepared =
 /** Value set on forwarded responses that carry a deprecated method (RFC 9745 predecessor form). */
 export const DEPRECATION_HEADER_VALUE = 'true';
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function prepare(gw: Gateway, ep: RpcEndpoint, value: unknown): Prepared {
   const d = ep.dialect;
-  if (!isObject(value)) return { kind: 'local', id: null, silent: false, failure: d.notAnObject };
+  if (!isRecord(value)) return { kind: 'local', id: null, silent: false, failure: d.notAnObject };
   const id = echoId(value);
   const notification = d.isNotification(value);
   const local = (failure: RpcFailure, silent = notification): Prepared => ({ kind: 'local', id, silent, failure });

@@ -4,6 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { ProxyConfigError, UpstreamError, type UpstreamName } from './errors.js';
+import { BodyCap, declaredOver } from '../util/read-body.js';
 
 export interface UpstreamClientOptions {
   /** Deadline for the whole exchange: connect, send, complete answer. */
@@ -178,17 +179,13 @@ export class UpstreamClient {
           res.resume();
           return invalid(`a redirect (HTTP ${status})`);
         }
-        const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > this.maxResponseBytes) {
+        if (declaredOver(res.headers['content-length'], this.maxResponseBytes)) {
           res.resume();
           return invalid(`larger than ${this.maxResponseBytes} bytes`);
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
+        const body = new BodyCap(this.maxResponseBytes);
         res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > this.maxResponseBytes) return invalid(`larger than ${this.maxResponseBytes} bytes`);
-          chunks.push(chunk);
+          if (!body.add(chunk)) invalid(`larger than ${this.maxResponseBytes} bytes`);
         });
         res.on('error', () => invalid('truncated (the connection closed mid-answer)'));
         res.on('end', () => {
@@ -196,7 +193,7 @@ export class UpstreamClient {
           settle(null, {
             status,
             headers: pickHeaders(res.headers),
-            body: Buffer.concat(chunks, size),
+            body: body.bytes(),
             elapsedMs: performance.now() - started,
           });
         });

@@ -11,7 +11,9 @@ import type { Deadline } from '../aggregator/deadline.js';
 import { DeadlineExceededError, NoSigningValidatorsError, QuorumNotReachedError } from '../aggregator/errors.js';
 import { BlsPoolClosedError } from '../bls-pool/errors.js';
 import { OverloadedError } from '../util/overloaded.js';
-import { PChainError, PChainHeightError, UnknownChainError, UnknownSubnetError } from '../validators/errors.js';
+import { LookbackExceededError } from '../validators/errors.js';
+import { NodeError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError, type NodeErrorKind } from '../node/errors.js';
+import { L1RequestError, type L1RequestErrorKind } from '../l1/errors.js';
 import { dataApiError } from '../proxy/error-shapes.js';
 import { RateLimiter } from '../proxy/rate-limit.js';
 import { clientAddress } from '../proxy/client-identity.js';
@@ -55,6 +57,18 @@ export interface AppDeps {
 
 type Dialect = 'glacier' | 'icm';
 
+/** A node call that failed: 504 when it timed out, 503 when the node cannot be reached, 502 for a bad or error answer. */
+const NODE_ERROR_STATUS: Record<NodeErrorKind, 502 | 503 | 504> = { timeout: 504, unreachable: 503, rpc: 502, 'bad-response': 502 };
+
+/** What is wrong with a request for a P-Chain L1 message: a thing that is not there (404) or a mistake in the request (400). */
+const L1_REQUEST_STATUS: Record<L1RequestErrorKind, 400 | 404> = {
+  'not-found': 404,
+  uncommitted: 404,
+  'not-converted': 404,
+  'wrong-tx-type': 400,
+  'bad-justification': 400,
+};
+
 /** How the request named its P-Chain height field, for messages about the height. */
 const HEIGHT_FIELD: Record<Dialect, string> = { glacier: 'pChainHeight', icm: 'pchain-height' };
 
@@ -72,10 +86,11 @@ export function classifyError(err: unknown, heightField = HEIGHT_FIELD.glacier):
   if (err instanceof QuorumNotReachedError) return answer(503, err.message, { 'retry-after': '1' });
   if (err instanceof DeadlineExceededError) return answer(504, err.message);
   // A client's own mistakes: permanent, so 4xx (a 5xx would invite retries).
-  if (err instanceof PChainHeightError) return answer(400, `${heightField}: ${err.message}`);
+  if (err instanceof UnfinalizedHeightError || err instanceof LookbackExceededError) return answer(400, `${heightField}: ${err.message}`);
   if (err instanceof NoSigningValidatorsError) return err.pChainHeight === 0 ? answer(503, err.message) : answer(400, `${heightField}: ${err.message}`);
   if (err instanceof UnknownChainError || err instanceof UnknownSubnetError) return answer(404, err.message);
-  if (err instanceof PChainError) return { status: err.httpStatus(), message: err.message, headers: {}, expected: true };
+  if (err instanceof L1RequestError) return answer(L1_REQUEST_STATUS[err.kind], err.message);
+  if (err instanceof NodeError) return answer(NODE_ERROR_STATUS[err.kind], err.message);
   const body = bodyParserProblem(err);
   if (body) return { status: body.status, message: body.message, headers: {}, expected: true };
   return { status: 500, message: 'internal error', headers: {}, expected: false };

@@ -10,7 +10,9 @@ import { Aggregator, type ValidatorSets } from '../aggregator/aggregator.js';
 import { SignatureCache } from '../aggregator/signature-cache.js';
 import { BlsPool } from '../bls-pool/pool.js';
 import type { VerificationStrategy } from '../aggregator/verification.js';
-import { PChainClient } from '../validators/pchain-client.js';
+import { PChainClient } from '../node/pchain.js';
+import { InfoClient, rememberNetworkId } from '../node/info.js';
+import { JsonRpcTransport } from '../node/transport.js';
 import { ValidatorSetCache } from '../validators/set-cache.js';
 import { PeerPool } from '../peers/pool.js';
 import { PEER_AUTH_DST } from '../peers/auth.js';
@@ -23,7 +25,6 @@ import { ConfigError, redactConfig } from '../config/config.js';
 import { createApp, type L1MessageBuilder } from './app.js';
 import { HttpError } from './http-errors.js';
 import { Metrics } from './metrics.js';
-import { nodeNetworkId } from './node-network.js';
 import { createLogger } from './logger.js';
 import { Readiness } from './readiness.js';
 import { ShutdownGate } from './shutdown-gate.js';
@@ -48,7 +49,7 @@ export interface ServiceOptions {
   /** How the aggregator checks collected signatures; its own (running sums) unless injected (the bench's baseline). */
   verification?: VerificationStrategy;
   /** Builds P-Chain L1 messages (GET …/aggregateSignatures/{txHash}, justification-only POSTs). */
-  l1?: (deps: { pchain: PChainClient; sets: ValidatorSets }) => L1MessageBuilder;
+  l1?: (deps: { pchain: PChainClient; nodeNetworkId: () => Promise<number> }) => L1MessageBuilder;
 }
 
 /** How often the server looks for requests past limits.headersTimeoutMs or limits.requestTimeoutMs. */
@@ -99,8 +100,9 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   await pool.warm();
 
   let metrics: Metrics | undefined;
-  const pchain = config.upstreams.node
-    ? new PChainClient({
+  // One transport to the node for all its APIs: one keep-alive pool, one timeout, one metric.
+  const node = config.upstreams.node
+    ? new JsonRpcTransport({
         nodeBaseUrl: config.upstreams.node,
         timeoutMs: config.validatorSets.nodeTimeoutMs,
         observe: (e) => {
@@ -109,6 +111,9 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
         },
       })
     : null;
+  const pchain = node ? new PChainClient(node) : null;
+  // Asked once and shared by the network rule and the L1 message builder.
+  const nodeNetworkId = node ? rememberNetworkId(new InfoClient(node)) : undefined;
   const readinessSubnets = config.readiness.subnets.map((name) => ({ name, id: parseCb58Id(name, 'readiness.subnets') }));
   // Signers that dial in are admitted only with a key of a validator set the service has read
   // (or an allowed one), checked before their proof is: every set read passes through here.
@@ -219,8 +224,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     logger,
     readiness,
     proxyRouter: proxy.router,
-    l1: pchain && opts.l1 ? opts.l1({ pchain, sets }) : undefined,
-    nodeNetworkId: config.upstreams.node ? nodeNetworkId(config.upstreams.node) : undefined,
+    l1: pchain && nodeNetworkId && opts.l1 ? opts.l1({ pchain, nodeNetworkId }) : undefined,
+    nodeNetworkId,
   });
   const gate = new ShutdownGate();
   // Node checks the headers and request timeouts only every connectionsCheckingInterval (30 s by

@@ -9,4 +9,3 @@ export { DEFAULT_INBOUND_LIMITS, DEFAULT_REQUEST_LIMITS, type InboundLimits, typ
 export { PChainPolicy, type PChainPolicyOptions } from './pchain-policy.js';
 export { parsePolicy, policyFromConfig, readPolicyFile, type PolicyConfig } from './policy-file.js';
 export { FAULT_MODES, isFaultMode, type FaultMode } from './faults.js';
-export { NodeRpcError } from './node-rpc.js';

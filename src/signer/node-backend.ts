@@ -1,20 +1,24 @@
 // Lets the validator's own node decide: asks its EVM warp API for `warp_getMessageSignature`,
 // which answers only for messages the node has accepted, signed with the node's BLS key.
+import { EvmWarpClient } from '../node/evm.js';
+import { NodeError } from '../node/errors.js';
 import { idToString } from '../warp/cb58.js';
-import { hexToBytes } from '../warp/hex.js';
-import { DEFAULT_NODE_TIMEOUT_MS, NodeRpcError, callChainRpc, parseNodeUrl } from './node-rpc.js';
+import { signerNodeTransport } from './node-transport.js';
 import type { SignOutcome, SigningBackend, SigningPolicy, UnsignedMessage } from './types.js';
 
 const SIGNATURE_BYTES = 96;
 
 export class NodeBackend implements SigningBackend {
   readonly nodeUrl: string;
+  private readonly evm: EvmWarpClient;
 
   constructor(
     nodeUrl: string,
     private readonly opts: { timeoutMs?: number; policy?: SigningPolicy } = {},
   ) {
-    this.nodeUrl = parseNodeUrl(nodeUrl);
+    const transport = signerNodeTransport(nodeUrl, 'node URL', opts.timeoutMs);
+    this.nodeUrl = transport.baseUrl;
+    this.evm = new EvmWarpClient(transport);
   }
 
   async sign(message: UnsignedMessage, justification: Uint8Array): Promise<SignOutcome> {
@@ -22,20 +26,13 @@ export class NodeBackend implements SigningBackend {
     const local = await this.opts.policy?.check(message, justification);
     if (local) return { kind: 'refused', reason: local };
     const id = idToString(message.id);
-    let result: unknown;
-    try {
-      result = await callChainRpc(this.nodeUrl, message.sourceChainId, 'warp_getMessageSignature', [id], this.opts.timeoutMs ?? DEFAULT_NODE_TIMEOUT_MS);
-    } catch (err) {
-      if (err instanceof NodeRpcError) {
-        return { kind: 'refused', reason: err.kind === 'rpc' ? `the node refused: ${err.message}` : `the node could not be asked: ${err.message}` };
-      }
-      throw err;
-    }
     let signature: Uint8Array;
     try {
-      signature = hexToBytes(String(result ?? ''), 'warp_getMessageSignature result');
-    } catch {
-      return { kind: 'refused', reason: `the node answered warp_getMessageSignature for ${id} with something that is not hex` };
+      signature = await this.evm.getMessageSignature(message.sourceChainId, message.id);
+    } catch (err) {
+      if (!(err instanceof NodeError)) throw err;
+      const why = err.kind === 'rpc' ? 'the node refused' : err.kind === 'bad-response' ? "the node's answer is unusable" : 'the node could not be asked';
+      return { kind: 'refused', reason: `${why}: ${err.atUrl()}` };
     }
     // ACP-118: an empty or all-zero signature means "not signable (yet)".
     if (signature.length === 0 || signature.every((b) => b === 0)) {

@@ -8,20 +8,19 @@
 // kept, "not bootstrapped" is asked again next time (the node may finish at any moment). forget()
 // drops everything, for when the node stopped answering (it may come back restarted, bootstrapping
 // again or configured for another network).
-import { avalancheCall, NodeQueryError } from './avalanche-rpc.js';
+import type { InfoClient } from '../node/info.js';
 
-export const DEFAULT_NODE_FACTS_TTL_MS = 5_000;
+const DEFAULT_NODE_FACTS_TTL_MS = 5_000;
 
-export interface NodeFactsOptions {
-  /** The node's info API, `http://host:9650/ext/info`. */
-  infoUrl: string;
-  timeoutMs: number;
+interface NodeFactsOptions {
+  info: InfoClient;
   ttlMs?: number;
   /** Milliseconds on a monotonic clock; tests pass their own. */
   now?: () => number;
 }
 
 export class NodeFacts {
+  private readonly info: InfoClient;
   private readonly ttlMs: number;
   private readonly now: () => number;
   private network: { id: number; until: number } | undefined;
@@ -31,13 +30,14 @@ export class NodeFacts {
   /** Bumped by forget(): an answer to a call made before it is not remembered. */
   private generation = 0;
 
-  constructor(private readonly opts: NodeFactsOptions) {
+  constructor(opts: NodeFactsOptions) {
+    this.info = opts.info;
     this.ttlMs = opts.ttlMs ?? DEFAULT_NODE_FACTS_TTL_MS;
     if (!(this.ttlMs >= 0)) throw new RangeError(`node facts ttlMs must be >= 0, got ${this.ttlMs}`);
     this.now = opts.now ?? (() => performance.now());
   }
 
-  /** The node's network ID; throws a NodeQueryError when it cannot be read. */
+  /** The node's network ID; throws a NodeError when it cannot be read. */
   networkId(): Promise<number> {
     const known = this.network;
     if (known && this.now() < known.until) return Promise.resolve(known.id);
@@ -45,7 +45,7 @@ export class NodeFacts {
     return this.networkCall;
   }
 
-  /** Whether the node has bootstrapped the P-Chain; throws a NodeQueryError when it cannot be read. */
+  /** Whether the node has bootstrapped the P-Chain; throws a NodeError when it cannot be read. */
   bootstrapped(): Promise<boolean> {
     if (this.now() < this.bootstrappedUntil) return Promise.resolve(true);
     this.bootstrappedCall ??= this.askBootstrapped().finally(() => (this.bootstrappedCall = undefined));
@@ -59,25 +59,15 @@ export class NodeFacts {
   }
 
   private async askNetworkId(): Promise<number> {
-    const method = 'info.getNetworkID';
     const generation = this.generation;
-    const result = await avalancheCall(this.opts.infoUrl, method, {}, this.opts.timeoutMs);
-    // avalanchego writes it as a JSON string (json.Uint32).
-    const raw = result.networkID;
-    const id = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : typeof raw === 'number' ? raw : NaN;
-    if (!Number.isInteger(id) || id < 0 || id > 0xffff_ffff) {
-      throw new NodeQueryError(method, 'answer', `the answer's networkID is not a network ID: ${JSON.stringify(raw)}`);
-    }
+    const id = await this.info.getNetworkId();
     if (generation === this.generation) this.network = { id, until: this.now() + this.ttlMs };
     return id;
   }
 
   private async askBootstrapped(): Promise<boolean> {
-    const method = 'info.isBootstrapped';
     const generation = this.generation;
-    const result = await avalancheCall(this.opts.infoUrl, method, { chain: 'P' }, this.opts.timeoutMs);
-    const value = result.isBootstrapped;
-    if (typeof value !== 'boolean') throw new NodeQueryError(method, 'answer', `the answer's isBootstrapped is not a boolean: ${JSON.stringify(value)}`);
+    const value = await this.info.isBootstrapped('P');
     if (value && generation === this.generation) this.bootstrappedUntil = this.now() + this.ttlMs;
     return value;
   }

@@ -1,7 +1,8 @@
 // What a validator may sign for the P-Chain (source chain = 32 zero bytes): only ACP-77 L1
 // messages that the P-Chain's current state makes true, by the rules avalanchego's validators
-// apply (vms/platformvm/network/warp.go, protocol.md section 6). The state is read over the
-// node's P-Chain JSON-RPC API:
+// apply (vms/platformvm/network/warp.go, protocol.md section 6), reading justifications by the
+// rules the service's message builder uses too (l1/justification.ts). The state is read over the
+// node's P-Chain JSON-RPC API (node/pchain.ts):
 //
 //   SubnetToL1Conversion(id), justification = subnetID  platform.getSubnet: conversionID === id
 //   L1ValidatorRegistration(v, true)                    platform.getL1Validator(v) exists
@@ -29,19 +30,19 @@
 // rests on state that never changes back (a conversion, an expiry that has passed) is final; one
 // that rests on state that moves (a validator's weight, its being registered) is not, and neither
 // is a refusal that rests on state or on a failure.
-import { sha256 } from '@noble/hashes/sha2.js';
-import { ID_LENGTH, idToString, parseCb58Id } from '../warp/cb58.js';
+import { ID_LENGTH, idToString } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { bytesEqual } from '../warp/hex.js';
-import { decodeL1ValidatorRegistrationJustification } from '../warp/justification.js';
-import { parseL1Message, parsePChainMessage, validationIdFromIndex, type L1Message } from '../warp/l1-messages.js';
-import { avalancheCall, NodeQueryError } from './avalanche-rpc.js';
+import { parsePChainMessage, type L1Message } from '../warp/l1-messages.js';
+import { L1RequestError } from '../l1/errors.js';
+import { conversionIdOfSubnet, readRegistrationJustification, type RegistrationJustification } from '../l1/justification.js';
+import { NodeError, UnknownL1ValidatorError } from '../node/errors.js';
+import { InfoClient } from '../node/info.js';
+import { PChainClient } from '../node/pchain.js';
 import { NodeFacts } from './node-facts.js';
-import { DEFAULT_NODE_TIMEOUT_MS, parseNodeUrl } from './node-rpc.js';
+import { signerNodeTransport } from './node-transport.js';
 import { decideWith, isPChain, PolicyError } from './policy.js';
 import type { SigningPolicy, UnsignedMessage, Verdict } from './types.js';
-
-const ZERO_ID: Uint8Array = new Uint8Array(ID_LENGTH);
 
 export interface PChainPolicyOptions {
   /** The only network whose P-Chain messages are signed. */
@@ -76,19 +77,11 @@ class Refusal extends Error {
 /** A refusal that follows from the message and justification alone. */
 const malformed = (reason: string): Refusal => new Refusal(reason, true);
 
-/** A uint64 the node prints as a decimal string (or a small JSON number). */
-function readUint64(result: Record<string, unknown>, field: string, method: string): bigint {
-  const v = result[field];
-  if (typeof v === 'string' && /^\d{1,20}$/.test(v) && BigInt(v) < 1n << 64n) return BigInt(v);
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
-  throw new NodeQueryError(method, 'answer', `the answer's ${field} is not a uint64: ${JSON.stringify(v)}`);
-}
-
 export class PChainPolicy implements SigningPolicy {
   readonly networkId: number;
   readonly pchainUrl: string;
   private readonly nodeUrl: string;
-  private readonly timeoutMs: number;
+  private readonly pchain: PChainClient;
   private readonly otherChains: SigningPolicy | undefined;
   private readonly facts: NodeFacts;
 
@@ -96,20 +89,19 @@ export class PChainPolicy implements SigningPolicy {
     if (!Number.isInteger(opts.networkId) || opts.networkId < 0 || opts.networkId > 0xffff_ffff) {
       throw new PolicyError(`networkId must be an integer from 0 to 4294967295, got ${opts.networkId}`);
     }
-    let base: string;
+    let node;
     try {
-      base = parseNodeUrl(opts.nodeUrl, 'P-Chain node URL');
+      node = signerNodeTransport(opts.nodeUrl, 'P-Chain node URL', opts.timeoutMs);
     } catch (err) {
       throw new PolicyError((err as Error).message);
     }
     this.networkId = opts.networkId;
-    this.nodeUrl = base;
-    this.pchainUrl = `${base}/ext/bc/P`;
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
+    this.nodeUrl = node.baseUrl;
+    this.pchain = new PChainClient(node);
+    this.pchainUrl = this.pchain.url;
     this.otherChains = opts.otherChains;
     this.facts = new NodeFacts({
-      infoUrl: `${base}/ext/info`,
-      timeoutMs: this.timeoutMs,
+      info: new InfoClient(node),
       ...(opts.nodeFactsTtlMs === undefined ? {} : { ttlMs: opts.nodeFactsTtlMs }),
       ...(opts.now ? { now: opts.now } : {}),
     });
@@ -138,7 +130,7 @@ export class PChainPolicy implements SigningPolicy {
       return { reason: null, final: await this.checkL1Message(l1, justification) };
     } catch (err) {
       if (err instanceof Refusal) return { reason: err.message, final: err.final };
-      if (err instanceof NodeQueryError) return { reason: `cannot check against the P-Chain: ${err.message}`, final: false };
+      if (err instanceof NodeError) return { reason: `cannot check against the P-Chain: ${err.atUrl()}`, final: false };
       throw err;
     }
   }
@@ -189,40 +181,33 @@ export class PChainPolicy implements SigningPolicy {
 
   /** L1ValidatorRegistration(false): the validation ID is not a validator and never can be again. */
   private async checkNotRegistered(validationId: Uint8Array, justification: Uint8Array): Promise<void> {
-    let preimage;
+    let said: RegistrationJustification;
     try {
-      preimage = decodeL1ValidatorRegistrationJustification(justification);
+      said = readRegistrationJustification(justification);
     } catch (err) {
       if (err instanceof WarpFormatError) throw malformed(`unregistration needs an L1ValidatorRegistrationJustification: ${err.message}`);
+      if (err instanceof L1RequestError) throw malformed(err.message);
       throw err;
     }
     const id = idToString(validationId);
-    if (preimage.type === 'SubnetIdIndex') {
-      if (!bytesEqual(validationIdFromIndex(preimage.subnetId, preimage.index), validationId)) {
-        throw malformed(`the justification (subnet ${idToString(preimage.subnetId)}, index ${preimage.index}) does not determine validationID ${id}`);
-      }
+    if (!bytesEqual(said.validationId, validationId)) {
+      throw malformed(
+        said.kind === 'subnet-index'
+          ? `the justification (subnet ${idToString(said.subnetId)}, index ${said.index}) does not determine validationID ${id}`
+          : `the justification's RegisterL1Validator message does not hash to validationID ${id}`,
+      );
+    }
+    if (said.kind === 'subnet-index') {
       // The conversion first, then the validator. Only the subnet's conversion creates IDs made
       // from (subnet, index), all at once. Once the conversion is seen, a later read that misses
       // the validator means it was removed, and a removed ID never comes back. Read the other way
       // round, the conversion could be accepted between the two calls and create the validator
       // that the first call had just missed.
-      await this.conversionIdOf(preimage.subnetId); // refuses when the subnet was never converted
+      await this.conversionIdOf(said.subnetId); // refuses when the subnet was never converted
       if (await this.l1Validator(validationId)) throw new Refusal(`L1 validator ${id} is still registered`);
       return;
     }
-    if (!bytesEqual(sha256(preimage.message), validationId)) {
-      throw malformed(`the justification's RegisterL1Validator message does not hash to validationID ${id}`);
-    }
-    let register;
-    try {
-      register = parseL1Message(preimage.message);
-    } catch (err) {
-      if (err instanceof WarpFormatError) throw malformed(`the justification's register message is malformed: ${err.message}`);
-      throw err;
-    }
-    if (register.type !== 'RegisterL1Validator') {
-      throw malformed(`the justification's register message is a ${register.type}, not a RegisterL1Validator`);
-    }
+    const { register } = said;
     // The P-Chain's time first, then the validator. avalanchego answers from one locked snapshot
     // (vms/platformvm/network/warp.go); we read in two calls, and blocks may be accepted between
     // them. The P-Chain accepts a RegisterL1ValidatorTx only while its expiry is still ahead of
@@ -259,56 +244,37 @@ export class PChainPolicy implements SigningPolicy {
 
   /** The subnet's conversionID; refuses when the subnet is unknown or not converted. */
   private async conversionIdOf(subnetId: Uint8Array): Promise<Uint8Array> {
-    const subnet = idToString(subnetId);
-    let result: Record<string, unknown>;
     try {
-      result = await this.read('platform.getSubnet', { subnetID: subnet });
+      return await this.read(() => conversionIdOfSubnet(this.pchain, subnetId));
     } catch (err) {
-      if (err instanceof NodeQueryError && err.kind === 'notFound') throw new Refusal(`subnet ${subnet} is not known to the P-Chain`);
+      if (err instanceof L1RequestError) throw new Refusal(err.message);
       throw err;
     }
-    const raw = result.conversionID;
-    let id = ZERO_ID;
-    if (raw !== undefined && raw !== null) {
-      try {
-        id = parseCb58Id(String(raw), 'conversionID');
-      } catch {
-        throw new NodeQueryError('platform.getSubnet', 'answer', `the answer's conversionID is not a cb58 ID: ${JSON.stringify(raw)}`);
-      }
-    }
-    if (bytesEqual(id, ZERO_ID)) throw new Refusal(`subnet ${subnet} has not been converted to an L1`);
-    return id;
   }
 
   /** The L1 validator's weight and minNonce, or undefined when the P-Chain has no such validator. */
   private async l1Validator(validationId: Uint8Array): Promise<{ weight: bigint; minNonce: bigint } | undefined> {
-    const method = 'platform.getL1Validator';
     try {
-      const result = await this.read(method, { validationID: idToString(validationId) });
-      return { weight: readUint64(result, 'weight', method), minNonce: readUint64(result, 'minNonce', method) };
+      return await this.read(() => this.pchain.getL1Validator(validationId));
     } catch (err) {
-      if (err instanceof NodeQueryError && err.kind === 'notFound') return undefined;
+      if (err instanceof UnknownL1ValidatorError) return undefined;
       throw err;
     }
   }
 
   /** The P-Chain's current time, Unix seconds. */
-  private async timestamp(): Promise<bigint> {
-    const method = 'platform.getTimestamp';
-    const result = await this.read(method, {});
-    const ms = typeof result.timestamp === 'string' ? Date.parse(result.timestamp) : NaN;
-    if (!Number.isFinite(ms)) throw new NodeQueryError(method, 'answer', `the answer's timestamp is not a time: ${JSON.stringify(result.timestamp)}`);
-    return BigInt(Math.floor(ms / 1000));
+  private timestamp(): Promise<bigint> {
+    return this.read(() => this.pchain.getTimestamp());
   }
 
   /** Reads P-Chain state, once the node is known to serve this network's bootstrapped P-Chain. */
-  private async read(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async read<T>(call: () => Promise<T>): Promise<T> {
     try {
       await this.requireUsableNode();
-      return await avalancheCall(this.pchainUrl, method, params, this.timeoutMs);
+      return await call();
     } catch (err) {
       // It may come back restarted (bootstrapping again) or reconfigured: ask again then.
-      if (err instanceof NodeQueryError && err.kind === 'unreachable') this.facts.forget();
+      if (err instanceof NodeError && (err.kind === 'unreachable' || err.kind === 'timeout')) this.facts.forget();
       throw err;
     }
   }

@@ -11,7 +11,8 @@ import { parseCb58Id } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { AllPolicies, NodeConfirmedPolicy, PolicyError, P_CHAIN_NOT_STATIC, StaticPolicy, USE_PCHAIN_NODE, isPChain } from './policy.js';
 import type { SigningPolicy } from './types.js';
-import { parseNodeUrl } from './node-rpc.js';
+import { parseNodeUrl } from '../node/url.js';
+import { isRecord } from '../util/is-record.js';
 import { PChainPolicy } from './pchain-policy.js';
 
 export interface PolicyConfig {
@@ -31,8 +32,8 @@ export function parsePolicy(text: string, source = 'policy'): PolicyConfig {
   } catch (err) {
     throw bad(`is not valid JSON (${(err as Error).message})`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('must be a JSON object');
-  const obj = raw as Record<string, unknown>;
+  if (!isRecord(raw)) throw bad('must be a JSON object');
+  const obj = raw;
   for (const key of Object.keys(obj)) {
     if (!KEYS.has(key)) throw bad(`unknown key "${key}" (allowed: ${[...KEYS].join(', ')})`);
   }

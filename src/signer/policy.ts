@@ -2,8 +2,10 @@
 // vouch for (protocol.md section 7): a signer that signs anything lets anyone forge cross-chain
 // messages. Policies compose; every one must allow a message.
 import { ID_LENGTH, idToString, P_CHAIN_ID } from '../warp/cb58.js';
-import { bytesEqual, hexToBytes } from '../warp/hex.js';
-import { DEFAULT_NODE_TIMEOUT_MS, NodeRpcError, callChainRpc, parseNodeUrl } from './node-rpc.js';
+import { bytesEqual } from '../warp/hex.js';
+import { EvmWarpClient } from '../node/evm.js';
+import { NodeError } from '../node/errors.js';
+import { signerNodeTransport } from './node-transport.js';
 import type { SigningPolicy, UnsignedMessage, Verdict } from './types.js';
 
 /** A policy that cannot be built as configured. */
@@ -83,12 +85,12 @@ export class StaticPolicy implements SigningPolicy {
  */
 export class NodeConfirmedPolicy implements SigningPolicy {
   readonly nodeUrl: string;
+  private readonly evm: EvmWarpClient;
 
-  constructor(
-    nodeUrl: string,
-    private readonly timeoutMs = DEFAULT_NODE_TIMEOUT_MS,
-  ) {
-    this.nodeUrl = parseNodeUrl(nodeUrl, 'confirmWithNode');
+  constructor(nodeUrl: string, timeoutMs?: number) {
+    const transport = signerNodeTransport(nodeUrl, 'confirmWithNode', timeoutMs);
+    this.nodeUrl = transport.baseUrl;
+    this.evm = new EvmWarpClient(transport);
   }
 
   async check(message: UnsignedMessage): Promise<string | null> {
@@ -100,22 +102,12 @@ export class NodeConfirmedPolicy implements SigningPolicy {
   async decide(message: UnsignedMessage): Promise<Verdict> {
     const refuse = (reason: string): Verdict => ({ reason, final: false });
     const id = idToString(message.id);
-    let result: unknown;
-    try {
-      result = await callChainRpc(this.nodeUrl, message.sourceChainId, 'warp_getMessage', [id], this.timeoutMs);
-    } catch (err) {
-      if (err instanceof NodeRpcError) {
-        return refuse(
-          err.kind === 'rpc' ? `the node does not confirm message ${id}: ${err.message}` : `could not confirm message ${id} with the node: ${err.message}`,
-        );
-      }
-      throw err;
-    }
     let bytes: Uint8Array;
     try {
-      bytes = hexToBytes(String(result), 'warp_getMessage result');
-    } catch {
-      return refuse(`the node answered warp_getMessage for ${id} with something that is not hex`);
+      bytes = await this.evm.getMessage(message.sourceChainId, message.id);
+    } catch (err) {
+      if (!(err instanceof NodeError)) throw err;
+      return refuse(err.kind === 'rpc' ? `the node does not confirm message ${id}: ${err.atUrl()}` : `could not confirm message ${id} with the node: ${err.atUrl()}`);
     }
     if (!bytesEqual(bytes, message.bytes)) return refuse(`the node holds different bytes for message ${id}`);
     return { reason: null, final: true };

@@ -22,7 +22,7 @@ export interface ValidatorEntry {
   publicKey: Uint8Array | null;
 }
 
-export interface CanonicalValidator {
+interface CanonicalValidator {
   /** Parsed and validated once (not infinity, in the subgroup) by the set's backend. */
   publicKey: PublicKey;
   /** Lower-case hex of the 48-byte compressed key, no `0x`. */

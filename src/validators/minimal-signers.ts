@@ -15,7 +15,7 @@ export interface SignerWeight {
   weight: bigint;
 }
 
-export interface SignerSelection {
+interface SignerSelection {
   /** Ascending, the order of the bits in the signers bitset. */
   indices: number[];
   /** The summed weight of `indices`. */

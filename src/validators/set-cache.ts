@@ -32,7 +32,10 @@ interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** What the cache needs from the P-Chain; PChainClient provides it. Each call honours `signal`. */
+/**
+ * What the cache needs from the P-Chain (node/pchain.ts PChainClient provides it; the service
+ * wires it in). Each call honours `signal`.
+ */
 export interface ValidatorSetSource {
   getHeight(opts?: CallOptions): Promise<number>;
   getCurrentValidators(subnetId: Uint8Array, opts?: CallOptions): Promise<ValidatorEntry[]>;
@@ -43,7 +46,7 @@ export interface ValidatorSetSource {
 }
 
 /** How a set is asked for. */
-export interface SetRequest {
+interface SetRequest {
   /** The caller's deadline: the caller stops waiting when it aborts (rejecting with its reason). */
   signal?: AbortSignal;
   /**
@@ -54,9 +57,9 @@ export interface SetRequest {
 }
 
 /** icm-services' signature aggregator default (max-p-chain-lookback). */
-export const DEFAULT_MAX_LOOKBACK = 1000;
+const DEFAULT_MAX_LOOKBACK = 1000;
 
-export interface ValidatorSetCacheOptions {
+interface ValidatorSetCacheOptions {
   client: ValidatorSetSource;
   bls: BlsBackend;
   /** How long the current set (height 0) is reused. Default 2000 ms. */
@@ -117,8 +120,8 @@ export class ValidatorSetCache {
   }
 
   /**
-   * The canonical set of `subnetId` at `pChainHeight` (0 = current). Rejects with the client's
-   * error (PChainError; UnfinalizedHeightError above the tip), UnknownSubnetError,
+   * The canonical set of `subnetId` at `pChainHeight` (0 = current). Rejects with the source's
+   * error (the node client's NodeError, UnfinalizedHeightError above the tip, UnknownSubnetError),
    * LookbackExceededError, a ValidatorSetError when the P-Chain's answer is not a valid set, or
    * the reason of `request.signal` once it aborts.
    */

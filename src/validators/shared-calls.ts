@@ -17,7 +17,7 @@ interface Entry<T> {
 }
 
 /** The reason a shared call is cancelled with: nobody is left to use its answer. */
-export const NO_CALLER_WAITS: Error = new Error('no caller waits for this call any more');
+const NO_CALLER_WAITS: Error = new Error('no caller waits for this call any more');
 
 export class SharedCalls<T> {
   private readonly calls = new Map<string, Entry<T>>();

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNobleBackend } from '../../src/bls/noble-backend.js';
-import { PChainClient } from '../../src/validators/pchain-client.js';
+import { PChainClient } from '../../src/node/pchain.js';
 import { verifySignedMessage } from '../../src/validators/verify.js';
 import { parseCb58Id } from '../../src/warp/cb58.js';
 import { bytesToHex, hexToBytes } from '../../src/warp/hex.js';

@@ -5,10 +5,10 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENESIS_TIME, l1EntriesAt } from '../../src/devnet/genesis.js';
+import { GENESIS_TIME, l1EntriesAt } from '../../src/devnet/genesis/index.js';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
-import { conversionDataFromTxJson } from '../../src/server/l1-messages.js';
-import { PChainClient } from '../../src/validators/pchain-client.js';
+import { conversionDataFromTxJson } from '../../src/l1/tx-json.js';
+import { PChainClient } from '../../src/node/pchain.js';
 import type { ValidatorEntry } from '../../src/validators/canonical-set.js';
 import { verifySignedMessage } from '../../src/validators/verify.js';
 import {

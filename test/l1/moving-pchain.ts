@@ -10,6 +10,9 @@ import { cb58Encode } from '../../src/warp/cb58.js';
 import { bytesToHex } from '../../src/warp/hex.js';
 import { closeServer, type Closer } from '../peers/helpers.js';
 
+/** The L1 every validator of this P-Chain validates. */
+const L1_SUBNET = cb58Encode(new Uint8Array(32).fill(0x5a));
+
 export interface MovingPChain {
   url: string;
   /** Every call, `service.method`, oldest first. */
@@ -65,7 +68,8 @@ export async function movingPChain(closer: Closer, opts: { networkId: number; ti
         const id = String(params.validationID);
         const found = [...validators].find(([hex]) => cb58Encode(Uint8Array.from(Buffer.from(hex, 'hex'))) === id);
         if (!found) return { error: { code: -32000, message: `fetching L1 validator "${id}" failed: not found` } };
-        return { result: { weight: found[1].weight.toString(), minNonce: found[1].minNonce.toString(), balance: '0', height: '1' } };
+        // The fields of avalanchego's GetL1ValidatorReply that the policy reads, the L1 included.
+        return { result: { subnetID: L1_SUBNET, weight: found[1].weight.toString(), minNonce: found[1].minNonce.toString(), balance: '0', height: '1' } };
       }
       default:
         return { error: { code: -32000, message: `the method ${method} does not exist/is not available` } };

@@ -1,8 +1,8 @@
 // The signer's P-Chain policy against the simulated P-Chain node over real sockets: every rule of
 // protocol.md section 6 allows what the state makes true and refuses the rest with a reason.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildGenesis, GENESIS_TIME, timeAtHeight } from '../../src/devnet/genesis.js';
-import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain-node.js';
+import { buildGenesis, GENESIS_TIME, timeAtHeight } from '../../src/devnet/genesis/index.js';
+import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain/node.js';
 import { AllPolicies, PChainPolicy, PolicyError, StaticPolicy, parsePolicy, policyFromConfig, type SigningPolicy } from '../../src/signer/index.js';
 import { idToString } from '../../src/warp/cb58.js';
 import {
@@ -18,7 +18,7 @@ import {
 } from '../../src/warp/index.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { Closer } from '../peers/helpers.js';
-import { refusedUrl } from '../validators/rpc-server.js';
+import { refusedUrl } from '../node/rpc-server.js';
 import { CachedPolicy } from '../../src/signer/verdict-cache.js';
 import { movingPChain } from './moving-pchain.js';
 

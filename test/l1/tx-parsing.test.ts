@@ -7,11 +7,12 @@ import { pino } from 'pino';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { conversionDataFromTxJson, l1MessageBuilder } from '../../src/server/l1-messages.js';
+import { conversionDataFromTxJson } from '../../src/l1/tx-json.js';
+import { l1MessageBuilder } from '../../src/server/l1-route.js';
 import { startService, type Service } from '../../src/server/service.js';
-import { parseJsonLossless } from '../../src/validators/lossless-json.js';
+import { parseJsonLossless } from '../../src/node/json.js';
 import { bytesTo0xHex, bytesToHex, cb58Encode, concatBytes, conversionId, hexToBytes, parseConversionData } from '../../src/warp/index.js';
-import { startRpcServer, type Reply, type RpcServer } from '../validators/rpc-server.js';
+import { startRpcServer, type Reply, type RpcServer } from '../node/rpc-server.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../fixtures/warp-vectors.json', import.meta.url), 'utf8')) as {
   conversionData: { bytes: string; conversionID: string };

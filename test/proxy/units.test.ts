@@ -1,8 +1,7 @@
-// The small pieces the router is built from: error bodies, bech32, value rules, request targets,
+// The small pieces the router is built from: error bodies, address and value rules, request targets,
 // batch splitting and path patterns.
 import { describe, expect, test } from 'vitest';
 import { dataApiError, jsonRpcError, metricsApiError, ProxyConfigError, createProxyRouter } from '../../src/proxy/index.js';
-import { bech32Decode } from '../../src/proxy/bech32.js';
 import { isChainAddress, isDecimalChainId, isNodeIdPart } from '../../src/proxy/param-rules.js';
 import { PathPattern } from '../../src/proxy/path-pattern.js';
 import { QueryParams, faithfulTarget } from '../../src/proxy/request-target.js';
@@ -24,14 +23,7 @@ describe('error shapes', () => {
   });
 });
 
-describe('bech32', () => {
-  test('decodes Avalanche addresses and rejects corruption', () => {
-    expect(bech32Decode(AVAX_ADDR)).toEqual({ hrp: 'avax', bytes: Uint8Array.from({ length: 20 }, (_, i) => i) });
-    expect(bech32Decode(AVAX_ADDR.toUpperCase())?.hrp).toBe('avax');
-    expect(bech32Decode(`${AVAX_ADDR.slice(0, -1)}q`)).toBeNull();
-    expect(bech32Decode('avax1' + AVAX_ADDR.slice(5).replace('q', 'b'))).toBeNull();
-    expect(bech32Decode('aVax1qqqsyqcyq5rqwzqfpg9scrgwpugpzysnk5ungy')).toBeNull();
-  });
+describe('chain addresses', () => {
   test('chain addresses need the network’s prefix and 20 bytes', () => {
     expect(isChainAddress(`P-${AVAX_ADDR}`, 'mainnet')).toBe(true);
     expect(isChainAddress(`X-${FUJI_ADDR}`, 'testnet')).toBe(true);

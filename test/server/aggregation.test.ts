@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
 import { createNobleBackend } from '../../src/bls/noble-backend.js';
-import { PChainClient } from '../../src/validators/pchain-client.js';
+import { PChainClient } from '../../src/node/pchain.js';
 import type { ValidatorEntry } from '../../src/validators/canonical-set.js';
 import { verifySignedMessage, type VerifyResult } from '../../src/validators/verify.js';
 import { parseCb58Id } from '../../src/warp/cb58.js';

@@ -4,8 +4,8 @@
 // aggregation); a key of no known set is refused before its proof is checked, and counted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { buildGenesis } from '../../src/devnet/genesis.js';
-import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain-node.js';
+import { buildGenesis } from '../../src/devnet/genesis/index.js';
+import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain/node.js';
 import { loadConfig } from '../../src/config/config.js';
 import { CloseCode } from '../../src/peers/frames.js';
 import { startService, type Service } from '../../src/server/service.js';

@@ -94,13 +94,19 @@ describe('SignerPeer with a key and a policy', () => {
   });
 
   it('delays answers by answerDelayMs', async () => {
-    const { peer, p } = await connected({ answerDelayMs: (m) => (m.payload.length === 4 ? 250 : 0) });
+    const { peer, p } = await connected({ answerDelayMs: (m) => (m.payload.length === 4 ? 500 : 0) });
+    const answered: string[] = [];
     const started = Date.now();
-    await p.request(peer.publicKeyHex, { message: message('slow').bytes, justification: none });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(240);
-    const fast = Date.now();
-    await p.request(peer.publicKeyHex, { message: message('quick').bytes, justification: none });
-    expect(Date.now() - fast).toBeLessThan(200);
+    const slow = p.request(peer.publicKeyHex, { message: message('slow').bytes, justification: none }).then(() => {
+      answered.push('slow');
+      return Date.now() - started;
+    });
+    const quick = p.request(peer.publicKeyHex, { message: message('quick').bytes, justification: none }).then(() => answered.push('quick'));
+    // A timer never fires early: the delayed answer took at least its delay.
+    expect(await slow).toBeGreaterThanOrEqual(490);
+    await quick;
+    // The undelayed answer, asked second, is not held behind the delayed one.
+    expect(answered).toEqual(['quick', 'slow']);
   });
 });
 

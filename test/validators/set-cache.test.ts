@@ -2,12 +2,13 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadBackend } from '../../src/bls/index.js';
 import type { ValidatorEntry } from '../../src/validators/canonical-set.js';
-import { LookbackExceededError, PChainError, UnknownSubnetError } from '../../src/validators/errors.js';
-import { PChainClient } from '../../src/validators/pchain-client.js';
+import { LookbackExceededError } from '../../src/validators/errors.js';
+import { NodeError, UnknownSubnetError } from '../../src/node/errors.js';
+import { PChainClient } from '../../src/node/pchain.js';
 import { ValidatorSetCache, type ValidatorSetSource } from '../../src/validators/set-cache.js';
 import { idToString, P_CHAIN_ID, PRIMARY_NETWORK_ID } from '../../src/warp/cb58.js';
 import { countingBackend, fixtureEntries, fixtureValidatorsAtResult, vector } from './fixture.js';
-import { startRpcServer, type RpcServer } from './rpc-server.js';
+import { startRpcServer, type RpcServer } from '../node/rpc-server.js';
 
 const bls = loadBackend();
 const SUBNET = sha256(new TextEncoder().encode('subnet'));
@@ -49,7 +50,7 @@ class FakeSource implements ValidatorSetSource {
         signal?.addEventListener('abort', () => reject(signal.reason as unknown), { once: true });
       });
     }
-    if (this.fail) throw new PChainError(call.split(':')[0]!, 'unreachable', 'node unreachable');
+    if (this.fail) throw new NodeError(call.split(':')[0]!, 'unreachable', 'node unreachable');
     return value;
   }
 
@@ -154,7 +155,7 @@ describe('ValidatorSetCache', () => {
     const waiting = [cache.get(SUBNET, 7), cache.get(SUBNET, 7)];
     await new Promise((resolve) => setImmediate(resolve));
     source.release();
-    for (const p of waiting) await expect(p).rejects.toBeInstanceOf(PChainError);
+    for (const p of waiting) await expect(p).rejects.toBeInstanceOf(NodeError);
     expect(source.calls).toHaveLength(1);
     source.fail = false;
     const set = await cache.get(SUBNET, 7);
@@ -205,7 +206,7 @@ describe('ValidatorSetCache', () => {
     const source = new FakeSource();
     const cache = new ValidatorSetCache({ client: source, bls });
     source.fail = true;
-    await expect(cache.signingSubnetFor(CHAIN)).rejects.toBeInstanceOf(PChainError);
+    await expect(cache.signingSubnetFor(CHAIN)).rejects.toBeInstanceOf(NodeError);
     source.fail = false;
     expect(await cache.signingSubnetFor(CHAIN)).toEqual(SUBNET);
     expect(source.calls).toHaveLength(2);

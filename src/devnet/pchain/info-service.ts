@@ -1,0 +1,85 @@
+// The simulated node's `info.*` and `health.*` services (avalanchego api/info and api/health):
+// enough of them for clients that check the network ID, the node's version and identity, and
+// whether the node is healthy before trusting it.
+import { cb58Encode } from '../../warp/cb58.js';
+import { bytesTo0xHex } from '../../warp/hex.js';
+import type { DevnetGenesis } from '../genesis/types.js';
+import { JsonRpcError } from './json-rpc-errors.js';
+import type { JsonRpcService } from './json-rpc-server.js';
+import { knownChains } from './platform-service.js';
+
+const SIMULATED_NODE_VERSION = 'avalanchego/1.14.0';
+
+const NETWORK_NAMES: ReadonlyMap<number, string> = new Map([
+  [1, 'mainnet'],
+  [5, 'fuji'],
+  [12345, 'local'],
+]);
+
+export function infoService(genesis: DevnetGenesis): JsonRpcService {
+  const chains = knownChains(genesis);
+  return {
+    name: 'info',
+    methods: {
+      getNetworkID: () => ({ networkID: String(genesis.networkId) }),
+      getNetworkName: () => ({ networkName: NETWORK_NAMES.get(genesis.networkId) ?? `network-${genesis.networkId}` }),
+      getNodeVersion: () => ({
+        version: SIMULATED_NODE_VERSION,
+        databaseVersion: 'v1.4.5',
+        rpcProtocolVersion: '42',
+        gitCommit: '0000000000000000000000000000000000000000',
+        vmVersions: { avm: 'v1.14.0', evm: 'v0.15.3', platform: 'v1.14.0', subnetevm: 'v0.8.0' },
+      }),
+      getNodeID: () => ({
+        nodeID: genesis.node.nodeId,
+        nodePOP: { publicKey: bytesTo0xHex(genesis.node.publicKey), proofOfPossession: bytesTo0xHex(genesis.node.proofOfPossession) },
+      }),
+      isBootstrapped: (args) => {
+        const chain = args.string('chain') ?? '';
+        if (chain === '') throw new JsonRpcError("argument 'chain' not given");
+        if (!chains.has(chain)) throw new JsonRpcError(`there is no chain with alias/ID '${chain}'`);
+        return { isBootstrapped: true };
+      },
+      getBlockchainID: (args) => {
+        const alias = args.string('alias') ?? '';
+        const chain = chains.get(alias);
+        if (!chain || chain.alias === undefined) throw new JsonRpcError(`there is no chain with alias/ID '${alias}'`);
+        return { blockchainID: cb58Encode(chain.id) };
+      },
+    },
+  };
+}
+
+/** A health report: `{checks, healthy}` as GET /ext/health and health.health answer it. */
+export function healthReport(healthy: boolean, now: Date = new Date()): { checks: Record<string, unknown>; healthy: boolean } {
+  const timestamp = now.toISOString();
+  const failure = 'simulated failure: the node was told to fail (setFault("error"))';
+  const check = (message: unknown): Record<string, unknown> =>
+    healthy
+      ? { message, timestamp, duration: 12_345 }
+      : { message, error: failure, timestamp, duration: 12_345, contiguousFailures: 1, timeOfFirstFailure: timestamp };
+  return {
+    checks: {
+      C: check({ engine: { consensus: { outstandingBlocks: 0 } } }),
+      P: check({ engine: { consensus: { outstandingBlocks: 0 } } }),
+      X: check({ engine: { consensus: { outstandingVertices: 0 } } }),
+      bootstrapped: check([]),
+      database: check(undefined),
+      network: check({ connectedPeers: 0, timeSinceLastMsgReceived: '0s', timeSinceLastMsgSent: '0s' }),
+      router: check({ longestRunningRequest: '0s', outstandingRequests: 0 }),
+    },
+    healthy,
+  };
+}
+
+/** `health.health`, `health.readiness`, `health.liveness` (liveness has no checks and is always healthy). */
+export function healthService(isHealthy: () => boolean): JsonRpcService {
+  return {
+    name: 'health',
+    methods: {
+      health: () => healthReport(isHealthy()),
+      readiness: () => healthReport(isHealthy()),
+      liveness: () => ({ checks: {}, healthy: true }),
+    },
+  };
+}
