@@ -24,7 +24,6 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY bin ./bin
 COPY src ./src
-COPY workers ./workers
 COPY config.example.json ./
 USER node
 EXPOSE 8080

@@ -6,10 +6,12 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { pino } from 'pino';
-import type { Strategy } from '../src/aggregator/collection.js';
+import type { VerificationStrategy } from '../src/aggregator/verification.js';
 import { loadConfig } from '../src/config/config.js';
 import { startService, type Service } from '../src/server/service.js';
+import type { Strategy } from './harness.js';
 import { serveHost } from './ipc.js';
+import { perSignatureVerify } from './per-signature-verify.js';
 
 export interface StartRequest {
   type: 'start';
@@ -40,6 +42,9 @@ export interface ServiceMeasurement {
   responses: Record<string, number>;
   cpuProfileFile?: string;
 }
+
+/** The verification each strategy injects into the service (warpgate: its own). */
+const VERIFICATION: Record<Strategy, VerificationStrategy | undefined> = { warpgate: undefined, perSignatureVerify };
 
 /** How often the worker queue is sampled while measuring (a cheap read)... */
 const SAMPLE_MS = 10;
@@ -74,7 +79,7 @@ let timelineStartedAt = 0;
 const MAX_TIMELINE_POINTS = 100;
 
 function sample(memory = samples++ % MEMORY_EVERY === 0): void {
-  if (service) maxQueue = Math.max(maxQueue, service.pool.queueSize);
+  if (service) maxQueue = Math.max(maxQueue, service.pool.backlog);
   if (!memory) return;
   const m = process.memoryUsage();
   peakRss = Math.max(peakRss, m.rss);
@@ -97,7 +102,7 @@ serveHost(
       const config = loadConfig({ env: {}, overrides: req.overrides });
       // Warnings and errors only: one log line per request would be the logger's cost, not ours.
       const logger = pino({ level: 'warn', base: { service: 'warpgate', bench: req.strategy } }, pino.destination(2));
-      service = await startService(config, { logger, strategy: req.strategy });
+      service = await startService(config, { logger, verification: VERIFICATION[req.strategy] });
       return { url: service.url };
     },
     connected: async () => service?.peers.connectedKeys().length ?? 0,

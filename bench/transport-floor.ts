@@ -49,7 +49,7 @@ export function parseFloorArgs(argv: readonly string[]): FloorOptions {
 const ROLE_ENV = 'WARPGATE_TRANSPORT_FLOOR_CLIENT';
 const REQUEST_BYTES = 320; // a sign request: 10-byte header + ~300-byte Warp message
 const ANSWER_BYTES = 106; // a signature answer: header + 96-byte BLS signature
-const SLICE = 100; // what src/aggregator/collection.ts sends per event-loop turn
+const SLICE = 100; // what src/aggregator/fan-out.ts sends per event-loop turn
 // Warm-up is counted in request/answer pairs, not rounds: after 5 rounds of 100 connections the
 // figures were still twice the steady state (JIT tier-up and GC sizing follow message counts).
 const WARMUP_PAIRS = 50_000;

@@ -12,21 +12,16 @@ import { encodeSignedMessage } from '../warp/signed-message.js';
 import type { UnsignedMessage } from '../warp/unsigned-message.js';
 import { requiredWeight } from '../validators/quorum.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
-import {
-  Collection,
-  CollectionLate,
-  DEFAULT_FAN_OUT,
-  QuorumShortfall,
-  type FanOutOptions,
-  type PeerSource,
-  type ResponseResult,
-  type Strategy,
-} from './collection.js';
-import { NoSigningValidatorsError, OverloadedError, QuorumNotReachedError, type CollectionStats } from './errors.js';
+import { Collection, CollectionLate, QuorumShortfall, type ResponseResult } from './collection.js';
+import { DEFAULT_FAN_OUT, type FanOutOptions } from './fan-out.js';
+import type { PeerSource } from './peer-source.js';
+import { runningSums, type VerificationStrategy } from './verification.js';
+import { NoSigningValidatorsError, QuorumNotReachedError, type CollectionStats } from './errors.js';
+import { OverloadedError } from '../util/overloaded.js';
 import { Deadline } from './deadline.js';
 import { untilAborted } from '../util/abortable.js';
 import type { SignatureCache } from './signature-cache.js';
-import type { BlsWorkerPool } from './worker-pool.js';
+import type { BlsVerifier } from '../bls-pool/verifier.js';
 
 export interface AggregationRequest {
   message: UnsignedMessage;
@@ -57,7 +52,7 @@ export interface ValidatorSets {
   signingSubnetFor(sourceChainId: Uint8Array, request?: { signal?: AbortSignal }): Promise<Uint8Array>;
 }
 
-export interface AggregatorEvents {
+interface AggregatorEvents {
   onResponse?(result: ResponseResult): void;
   onCache?(hit: boolean): void;
   onAggregation?(e: { outcome: 'success' | 'quorum_not_reached' | 'error'; ms: number; signedWeight?: bigint; totalWeight?: bigint }): void;
@@ -66,18 +61,17 @@ export interface AggregatorEvents {
 export interface AggregatorOptions {
   sets: ValidatorSets;
   peers: PeerSource;
-  pool: BlsWorkerPool;
+  pool: BlsVerifier;
   cache: SignatureCache;
   deadlineMs?: number;
   requestTimeoutMs?: number;
   maxConcurrent?: number;
-  strategy?: Strategy;
+  /** How collected signatures are checked: warpgate's running sums unless another is injected (the bench's baseline). */
+  verification?: VerificationStrategy;
   /** How many validators are asked beyond the missing weight, and when a slow one is hedged. */
   fanOut?: Partial<FanOutOptions>;
   events?: AggregatorEvents;
 }
-
-export { finishReserveMs } from './deadline.js';
 
 export class Aggregator {
   private readonly inFlight = new Map<string, Promise<AggregationResult>>();
@@ -85,14 +79,14 @@ export class Aggregator {
   readonly deadlineMs: number;
   private readonly requestTimeoutMs: number;
   private readonly maxConcurrent: number;
-  private readonly strategy: Strategy;
+  private readonly verification: VerificationStrategy;
   private readonly fanOut: FanOutOptions;
 
   constructor(private readonly opts: AggregatorOptions) {
     this.deadlineMs = opts.deadlineMs ?? 5_000;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 2_000;
     this.maxConcurrent = opts.maxConcurrent ?? 64;
-    this.strategy = opts.strategy ?? 'warpgate';
+    this.verification = opts.verification ?? runningSums;
     this.fanOut = { ...DEFAULT_FAN_OUT, ...opts.fanOut };
   }
 
@@ -115,8 +109,7 @@ export class Aggregator {
    * deadline starting now. Rejects with QuorumNotReachedError, DeadlineExceededError,
    * OverloadedError, NoSigningValidatorsError or the validator-set errors (validators/errors.ts).
    */
-  aggregate(req: AggregationRequest, opts: { deadlineMs?: number; strategy?: Strategy; deadline?: Deadline } = {}): Promise<AggregationResult> {
-    const strategy = opts.strategy ?? this.strategy;
+  aggregate(req: AggregationRequest, opts: { deadlineMs?: number; deadline?: Deadline } = {}): Promise<AggregationResult> {
     const key = [
       bytesToHex(req.message.id),
       bytesToHex(req.justification),
@@ -124,7 +117,6 @@ export class Aggregator {
       req.pChainHeight,
       req.quorumPercentage,
       req.quorumPercentageBuffer,
-      strategy,
     ].join('/');
     const shared = this.inFlight.get(key);
     if (shared) return shared;
@@ -135,7 +127,7 @@ export class Aggregator {
     const started = Date.now();
     const own = opts.deadline ? undefined : this.startDeadline(opts.deadlineMs);
     const deadline = opts.deadline ?? own!;
-    const work = this.run(req, deadline, strategy)
+    const work = this.run(req, deadline)
       .then((result) => {
         this.opts.events?.onAggregation?.({ outcome: 'success', ms: Date.now() - started, signedWeight: result.signedWeight, totalWeight: result.totalWeight });
         return result;
@@ -154,7 +146,7 @@ export class Aggregator {
     return work;
   }
 
-  private async run(req: AggregationRequest, deadline: Deadline, strategy: Strategy): Promise<AggregationResult> {
+  private async run(req: AggregationRequest, deadline: Deadline): Promise<AggregationResult> {
     const { signal } = deadline;
     // Whatever a ValidatorSets does with the signal, the aggregation stops waiting when it aborts.
     const read = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
@@ -196,7 +188,7 @@ export class Aggregator {
         answerBy: deadline.answerBy,
         requestTimeoutMs: this.requestTimeoutMs,
         cached,
-        strategy,
+        verification: this.verification,
         fanOut: this.fanOut,
         onResponse: this.opts.events?.onResponse,
         onCachedInvalid: (pkHex) => cache.delete(messageIdHex, pkHex),

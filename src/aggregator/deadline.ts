@@ -8,7 +8,7 @@ import { DeadlineExceededError } from './errors.js';
  * Collecting stops this long before the deadline, so the final pairing (and a bisection, if a
  * bad signature shows up at the last moment) still answers within it.
  */
-export function finishReserveMs(deadlineMs: number): number {
+function finishReserveMs(deadlineMs: number): number {
   return Math.min(200, Math.floor(deadlineMs / 10));
 }
 

@@ -1,5 +1,6 @@
-// Errors an aggregation ends with. Each carries the HTTP status the server answers with and a
-// message written for the relayer operator who will read it.
+// Errors an aggregation ends with, each with a message written for the relayer operator who will
+// read it and the figures behind it. None carries an HTTP status: server/app.ts classifyError maps
+// each kind (one place). A full service is util/overloaded.ts OverloadedError.
 
 export interface CollectionStats {
   /** Validators in the canonical set (after merging shared keys). */
@@ -24,17 +25,8 @@ export interface CollectionStats {
   fromCache: number;
 }
 
-export class AggregationError extends Error {
-  override readonly name: string = 'AggregationError';
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
-
-export class QuorumNotReachedError extends AggregationError {
+/** Less than the quorum's weight signed by the deadline, or after every connected validator was asked. */
+export class QuorumNotReachedError extends Error {
   override readonly name = 'QuorumNotReachedError';
   constructor(
     readonly signedWeight: bigint,
@@ -50,22 +42,9 @@ export class QuorumNotReachedError extends AggregationError {
         `validators ${stats.validators}: asked ${stats.asked}, answered ${stats.answered}, refused ${stats.refused}, ` +
         `timed out ${stats.timedOut}, invalid signatures ${stats.invalid}, failed ${stats.failed}, ` +
         `not connected ${stats.notConnected}${notAsked}, from cache ${stats.fromCache}`,
-      503,
     );
   }
 }
-
-export class OverloadedError extends AggregationError {
-  override readonly name = 'OverloadedError';
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message, 503);
-  }
-}
-
-// The errors below carry no HTTP status: server/app.ts classifyError maps them (one place).
 
 /** The aggregation deadline passed before an answer could be given; `during` says what was under way. */
 export class DeadlineExceededError extends Error {

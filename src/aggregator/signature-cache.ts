@@ -2,7 +2,7 @@
 // signatures are here costs no peer round trip. Bounded twice: by messages (LRU) and by total
 // signatures, and every entry expires.
 
-export interface SignatureCacheOptions {
+interface SignatureCacheOptions {
   maxMessages?: number;
   maxSignatures?: number;
   ttlMs?: number;

@@ -267,7 +267,7 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
     return [...this.ready.keys()];
   }
 
-  /** Asks the peer with this key to sign; rejects with PeerRequestError. */
+  /** Asks the peer with this key to sign; rejects with PeerRequestError, or the caller's own abort reason (see abortedBy). */
   request(publicKey: string, req: SignatureRequest, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<PeerAnswer> {
     const key = publicKey.toLowerCase();
     if (this.closed) return Promise.reject(new PeerRequestError('closed', key, 'the peer pool is closed'));

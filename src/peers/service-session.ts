@@ -44,7 +44,7 @@ interface Pending {
   /** The shared sign body (encodeSignBody) until the request is sent; nothing after. */
   body: Buffer;
   resolve(answer: PeerAnswer): void;
-  reject(err: PeerRequestError): void;
+  reject(err: Error): void;
   timer: NodeJS.Timeout;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -53,11 +53,14 @@ interface Pending {
 type SessionState = 'handshake' | 'verifying' | 'ready' | 'closed';
 
 /**
- * What a request cancelled by its caller rejects with: the caller's own reason when it is a
- * PeerRequestError (a collection cancels hundreds at once with one shared reason, no Error each).
+ * What a request cancelled by its caller rejects with: the caller's own reason when it already
+ * says so in the failure vocabulary (an Error whose `reason` is 'aborted', such as a
+ * PeerRequestError: a collection cancels hundreds at once with one shared reason, no Error each),
+ * else a new PeerRequestError.
  */
-function abortedBy(signal: AbortSignal, key: string): PeerRequestError {
-  return signal.reason instanceof PeerRequestError ? signal.reason : new PeerRequestError('aborted', key, 'request aborted by the caller');
+function abortedBy(signal: AbortSignal, key: string): Error {
+  const given: unknown = signal.reason;
+  return given instanceof Error && (given as { reason?: unknown }).reason === 'aborted' ? given : new PeerRequestError('aborted', key, 'request aborted by the caller');
 }
 
 export class ServiceSession {
@@ -162,11 +165,11 @@ export class ServiceSession {
   }
 
   /** Finishes a request exactly once, frees its slot and sends the next queued one. */
-  private settle(p: Pending, outcome: PeerAnswer | PeerRequestError): void {
+  private settle(p: Pending, outcome: PeerAnswer | Error): void {
     if (!this.inFlight.delete(p.id) && !this.queue.delete(p.id)) return;
     clearTimeout(p.timer);
     if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
-    if (outcome instanceof PeerRequestError) p.reject(outcome);
+    if (outcome instanceof Error) p.reject(outcome);
     else p.resolve(outcome);
     this.pump();
   }

@@ -8,8 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { bytesToHex } from '../warp/hex.js';
 import type { Aggregator, AggregationRequest } from '../aggregator/aggregator.js';
 import type { Deadline } from '../aggregator/deadline.js';
-import { AggregationError, DeadlineExceededError, NoSigningValidatorsError, OverloadedError, QuorumNotReachedError } from '../aggregator/errors.js';
-import { WorkerPoolBusyError } from '../aggregator/worker-pool.js';
+import { DeadlineExceededError, NoSigningValidatorsError, QuorumNotReachedError } from '../aggregator/errors.js';
+import { BlsPoolClosedError } from '../bls-pool/errors.js';
+import { OverloadedError } from '../util/overloaded.js';
 import { LookbackExceededError } from '../validators/errors.js';
 import { NodeError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError, type NodeErrorKind } from '../node/errors.js';
 import { L1RequestError, type L1RequestErrorKind } from '../l1/errors.js';
@@ -78,10 +79,11 @@ const HEIGHT_FIELD: Record<Dialect, string> = { glacier: 'pChainHeight', icm: 'p
 export function classifyError(err: unknown, heightField = HEIGHT_FIELD.glacier): { status: number; message: string; headers: Record<string, string>; expected: boolean } {
   const answer = (status: number, message: string, headers: Record<string, string> = {}) => ({ status, message, headers, expected: true });
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers, expected: true };
-  if (err instanceof OverloadedError) return { status: 503, message: err.message, headers: { 'retry-after': String(err.retryAfterSeconds) }, expected: true };
+  if (err instanceof OverloadedError) return answer(503, err.clientMessage, { 'retry-after': String(err.retryAfterSeconds) });
+  // Shutting down: another instance (or this one, restarted) can take the retry.
+  if (err instanceof BlsPoolClosedError) return answer(503, err.message);
   // Signers missing now may be back in a moment (peers redial), and what was verified is cached.
   if (err instanceof QuorumNotReachedError) return answer(503, err.message, { 'retry-after': '1' });
-  if (err instanceof AggregationError) return { status: err.status, message: err.message, headers: {}, expected: true };
   if (err instanceof DeadlineExceededError) return answer(504, err.message);
   // A client's own mistakes: permanent, so 4xx (a 5xx would invite retries).
   if (err instanceof UnfinalizedHeightError || err instanceof LookbackExceededError) return answer(400, `${heightField}: ${err.message}`);
@@ -89,7 +91,6 @@ export function classifyError(err: unknown, heightField = HEIGHT_FIELD.glacier):
   if (err instanceof UnknownChainError || err instanceof UnknownSubnetError) return answer(404, err.message);
   if (err instanceof L1RequestError) return answer(L1_REQUEST_STATUS[err.kind], err.message);
   if (err instanceof NodeError) return answer(NODE_ERROR_STATUS[err.kind], err.message);
-  if (err instanceof WorkerPoolBusyError) return { status: 503, message: 'the service is overloaded; retry shortly', headers: { 'retry-after': '1' }, expected: true };
   const body = bodyParserProblem(err);
   if (body) return { status: body.status, message: body.message, headers: {}, expected: true };
   return { status: 500, message: 'internal error', headers: {}, expected: false };

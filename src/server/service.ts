@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
 import { loadBackend } from '../bls/index.js';
 import { Aggregator, type ValidatorSets } from '../aggregator/aggregator.js';
 import { SignatureCache } from '../aggregator/signature-cache.js';
-import { BlsWorkerPool } from '../aggregator/worker-pool.js';
-import type { Strategy } from '../aggregator/collection.js';
+import { BlsPool } from '../bls-pool/pool.js';
+import type { VerificationStrategy } from '../aggregator/verification.js';
 import { PChainClient } from '../node/pchain.js';
 import { InfoClient, rememberNetworkId } from '../node/info.js';
 import { JsonRpcTransport } from '../node/transport.js';
@@ -36,7 +36,7 @@ export interface Service {
   server: Server;
   peers: PeerPool;
   aggregator: Aggregator;
-  pool: BlsWorkerPool;
+  pool: BlsPool;
   metrics: Metrics;
   logger: Logger;
   pchain: PChainClient | null;
@@ -46,7 +46,8 @@ export interface Service {
 
 export interface ServiceOptions {
   logger?: Logger;
-  strategy?: Strategy;
+  /** How the aggregator checks collected signatures; its own (running sums) unless injected (the bench's baseline). */
+  verification?: VerificationStrategy;
   /** Builds P-Chain L1 messages (GET …/aggregateSignatures/{txHash}, justification-only POSTs). */
   l1?: (deps: { pchain: PChainClient; nodeNetworkId: () => Promise<number> }) => L1MessageBuilder;
 }
@@ -95,7 +96,7 @@ class NoNodeConfigured implements ValidatorSets {
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const bls = loadBackend(config.bls.backend, { onFallback: (reason) => logger.warn({ reason }, 'blst could not load; using the pure-JS BLS backend') });
-  const pool = new BlsWorkerPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue });
+  const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue });
   await pool.warm();
 
   let metrics: Metrics | undefined;
@@ -164,7 +165,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
 
   let aggregator: Aggregator | undefined;
   metrics = new Metrics({
-    workerQueue: () => pool.queueSize,
+    workerQueue: () => pool.backlog,
     peersConnected: () => peers.connectedKeys().length,
     aggregationsInFlight: () => aggregator?.active ?? 0,
     connectedStake: async () => (await readinessCheck.connectedStake()).map((s) => ({ subnet: s.subnetId, percent: s.connectedPercent })),
@@ -180,7 +181,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     requestTimeoutMs: config.aggregation.requestTimeoutMs,
     maxConcurrent: config.aggregation.maxConcurrent,
     fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
-    strategy: opts.strategy,
+    verification: opts.verification,
     events: {
       onResponse: (result) => m.signatureResponses.inc({ result }),
       onCache: (hit) => m.signatureCache.inc({ result: hit ? 'hit' : 'miss' }),

@@ -1,25 +1,18 @@
 // Shared by the aggregator unit tests: a validator set with known secret keys, an in-process
 // PeerSource whose peers behave as told (honest, slow, silent, refusing, or sending bad
 // signatures of every kind), and a ValidatorSets that hands out that one set. No sockets: the
-// collection logic is exercised against the real BLS worker pool only.
+// collection logic is exercised against the real BLS pool only.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
-import { bls12_381 } from '@noble/curves/bls12-381.js';
-import { createBlstBackend } from '../../src/bls/blst-backend.js';
-import { createNobleBackend } from '../../src/bls/noble-backend.js';
-import type { BlsBackend, SecretKey } from '../../src/bls/types.js';
+import type { SecretKey } from '../../src/bls/types.js';
 import { canonicalSet, type CanonicalSet, type ValidatorEntry } from '../../src/validators/canonical-set.js';
-import { PeerRequestError, type PeerAnswer, type SignatureRequest } from '../../src/peers/pool.js';
-import type { PeerSource } from '../../src/aggregator/collection.js';
-import { BlsWorkerPool } from '../../src/aggregator/worker-pool.js';
+import { PeerRequestError } from '../../src/peers/pool.js';
+import type { PeerAnswer, PeerSource, SignatureRequest } from '../../src/aggregator/peer-source.js';
 import type { ValidatorSets } from '../../src/aggregator/aggregator.js';
 import { nodeIdToString } from '../../src/warp/cb58.js';
 import { bytesToHex } from '../../src/warp/hex.js';
 import { newUnsignedMessage, type UnsignedMessage } from '../../src/warp/unsigned-message.js';
-import { g2PointOutsideSubgroup } from '../bls/helpers.js';
-
-export const noble: BlsBackend = createNobleBackend();
-export const blst: BlsBackend = createBlstBackend(noble);
+import { blst, g2PointOutsideSubgroup } from '../bls/helpers.js';
+import { secretKey } from '../bls-pool/helpers.js';
 
 export const NETWORK_ID = 12345;
 export const CHAIN = Uint8Array.from({ length: 32 }, (_, i) => i + 7);
@@ -27,13 +20,6 @@ export const SUBNET = Uint8Array.from({ length: 32 }, (_, i) => 99 - i);
 
 export function message(text: string): UnsignedMessage {
   return newUnsignedMessage(NETWORK_ID, CHAIN, new TextEncoder().encode(text));
-}
-
-/** A reproducible secret key: sha256 of the label with the top bits cleared (below the group order). */
-function secretKey(label: string): SecretKey {
-  const bytes = createHash('sha256').update(label).digest();
-  bytes[0] = bytes[0]! & 0x3f;
-  return blst.secretKeyFromBytes(bytes);
 }
 
 export interface TestValidator {
@@ -67,13 +53,6 @@ export function sign(v: TestValidator, bytes: Uint8Array): Uint8Array {
   return blst.sign(v.sk, bytes).bytes;
 }
 
-/** Two signatures that are each wrong but whose sum is the sum of the right ones. */
-export function cancellingPair(a: Uint8Array, b: Uint8Array): [Uint8Array, Uint8Array] {
-  const G2 = bls12_381.G2.Point;
-  const offset = G2.fromBytes(blst.sign(secretKey('offset'), new TextEncoder().encode('offset')).bytes);
-  return [G2.fromBytes(a).add(offset).toBytes(true), G2.fromBytes(b).subtract(offset).toBytes(true)];
-}
-
 export type Behaviour =
   | { kind: 'honest'; delayMs?: number }
   | { kind: 'silent' }
@@ -99,6 +78,10 @@ export class FakePeers implements PeerSource {
   readonly requests: string[] = [];
   readonly penalties: { pkHex: string; reason: string }[] = [];
   aborted = 0;
+  /** Keys whose request ended with an answer (signature or refusal) or a failure, in order. */
+  readonly settled: string[] = [];
+  /** Keys whose request ran into its timeout, in order. */
+  readonly timedOut: string[] = [];
   /** The reason each cancelled request was cancelled with, in order. */
   readonly abortReasons: unknown[] = [];
   private readonly behaviours = new Map<string, Behaviour>();
@@ -166,7 +149,8 @@ export class FakePeers implements PeerSource {
         cleanup();
         this.aborted++;
         this.abortReasons.push(opts.signal?.reason);
-        reject(opts.signal?.reason instanceof PeerRequestError ? opts.signal.reason : new PeerRequestError('aborted', pkHex, 'aborted'));
+        const given: unknown = opts.signal?.reason;
+        reject(given instanceof Error && (given as { reason?: unknown }).reason === 'aborted' ? given : new PeerRequestError('aborted', pkHex, 'aborted'));
       };
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -174,6 +158,7 @@ export class FakePeers implements PeerSource {
         timers.push(
           setTimeout(() => {
             cleanup();
+            this.timedOut.push(pkHex);
             reject(new PeerRequestError('timeout', pkHex, 'timed out'));
           }, opts.timeoutMs),
         );
@@ -182,6 +167,7 @@ export class FakePeers implements PeerSource {
         timers.push(
           setTimeout(() => {
             cleanup();
+            this.settled.push(pkHex);
             const a = answer();
             if (a instanceof Error) reject(a);
             else resolve(a);
@@ -208,12 +194,4 @@ export function weightOfKeys(net: TestNetwork, keys: Iterable<string>): bigint {
   let w = 0n;
   for (const k of keys) w += net.byKey.get(k)!.weight;
   return w;
-}
-
-/** A real two-thread blst worker pool for one test file: warmed before its tests, closed after them. */
-export function useWorkerPool(): BlsWorkerPool {
-  const pool = new BlsWorkerPool({ backend: 'blst', threads: 2 });
-  beforeAll(() => pool.warm());
-  afterAll(() => pool.close());
-  return pool;
 }

@@ -138,6 +138,25 @@ describe('requests', () => {
     expect(p.stats().inFlight).toBe(0);
   });
 
+  it('does the same for a caller’s own Error that says aborted in the failure vocabulary (the aggregator’s), and wraps any other reason', async () => {
+    const raw = await rawPeer(() => {});
+    const p = await connectedPool(raw.url);
+    const own = Object.assign(new Error('the aggregation no longer needs this signature'), { reason: 'aborted' });
+    const ctl = new AbortController();
+    const pending = Array.from({ length: 3 }, (_, i) =>
+      p.request(raw.pkHex, { message: message(`own reason ${i}`).bytes, justification: noJustification }, { signal: ctl.signal }).catch((e: unknown) => e),
+    );
+    ctl.abort(own);
+    for (const err of await Promise.all(pending)) expect(err).toBe(own);
+    const other = new AbortController();
+    const wrapped = p.request(raw.pkHex, { message: message('other reason').bytes, justification: noJustification }, { signal: other.signal }).catch((e: unknown) => e);
+    other.abort(new Error('something else'));
+    const err = await wrapped;
+    expect(err).toBeInstanceOf(PeerRequestError);
+    expect((err as PeerRequestError).reason).toBe('aborted');
+    expect(p.stats().inFlight).toBe(0);
+  });
+
   it('fails outstanding requests promptly with disconnected when the peer drops mid-request', async () => {
     const raw = await rawPeer((f, r) => {
       if (f.type === 'sign') r.ws.terminate();

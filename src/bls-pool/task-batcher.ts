@@ -4,28 +4,24 @@
 // ~0.1 ms of CPU on each side, as much as checking a signature, so under load (many
 // aggregations at once) this turns many small tasks into a few large ones, the way Lodestar's
 // BLS pool batches signature sets. No I/O of its own: `send` is the worker pool.
+import { BlsJobError } from './errors.js';
+import type { Outcome } from './messages.js';
 
-/** What one job came to inside a batch: its result, or the message of what it threw. */
-export type JobOutcome<R> = { ok: true; value: R } | { ok: false; error: string };
-
-/** A job failed inside the worker (a bug, or input the task refuses), reported per job. */
-export class BatchedJobError extends Error {
-  override readonly name = 'BatchedJobError';
-}
-
-interface Queued<J, R> {
+/** A job waiting in the pool, with when it was added (for the wait-time figures). */
+export interface Waiting<J, R> {
   job: J;
+  addedAt: number;
   resolve(value: R): void;
   reject(err: unknown): void;
 }
 
 export class TaskBatcher<J, R> {
-  private readonly queue: Queued<J, R>[] = [];
+  private readonly queue: Waiting<J, R>[] = [];
   private inFlight = 0;
 
   constructor(
-    /** Runs a batch in the worker pool; one outcome per job, in order. */
-    private readonly send: (jobs: J[]) => Promise<JobOutcome<R>[]>,
+    /** Runs a batch in the worker pool; one outcome per job, in order. `addedAt`: each job's. */
+    private readonly send: (jobs: J[], addedAt: number[]) => Promise<Outcome<R>[]>,
     /** Batches out at once: the number of worker threads. */
     private readonly maxInFlight: number,
     /** Jobs per batch at most, so one batch does not hold a thread for long. */
@@ -33,6 +29,7 @@ export class TaskBatcher<J, R> {
     /** Jobs waiting at most; past it a job is refused with `full()`, never queued. */
     private readonly maxQueued: number,
     private readonly full: () => Error,
+    private readonly now: () => number = Date.now,
   ) {
     if (maxInFlight < 1 || maxJobs < 1) throw new RangeError('a batcher needs at least one batch in flight and one job per batch');
   }
@@ -48,7 +45,7 @@ export class TaskBatcher<J, R> {
         reject(this.full());
         return;
       }
-      this.queue.push({ job, resolve, reject });
+      this.queue.push({ job, addedAt: this.now(), resolve, reject });
       this.flush();
     });
   }
@@ -57,9 +54,12 @@ export class TaskBatcher<J, R> {
     while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxJobs);
       this.inFlight++;
-      let sent: Promise<JobOutcome<R>[]>;
+      let sent: Promise<Outcome<R>[]>;
       try {
-        sent = this.send(batch.map((q) => q.job));
+        sent = this.send(
+          batch.map((q) => q.job),
+          batch.map((q) => q.addedAt),
+        );
       } catch (err) {
         sent = Promise.reject(err);
       }
@@ -68,8 +68,8 @@ export class TaskBatcher<J, R> {
           (outcomes) => {
             batch.forEach((q, i) => {
               const outcome = outcomes[i];
-              if (outcome?.ok) q.resolve(outcome.value);
-              else q.reject(new BatchedJobError(outcome ? outcome.error : `the worker returned ${outcomes.length} outcomes for ${batch.length} jobs`));
+              if (outcome?.code === 'success') q.resolve(outcome.result);
+              else q.reject(new BlsJobError(outcome ? outcome.error : `the worker returned ${outcomes.length} outcomes for ${batch.length} jobs`));
             });
           },
           // The whole batch failed (pool closed or full, a thread died): every job sees why.

@@ -9,20 +9,15 @@
 // Under aggregation work that keeps every thread busy without a pause, these jobs wait; the
 // peers they belong to wait in their handshake (the signer gives the service 120 s to welcome
 // it) rather than slowing the aggregations down.
-
-interface Waiting<J, R> {
-  job: J;
-  resolve(value: R): void;
-  reject(err: unknown): void;
-}
+import type { Waiting } from './task-batcher.js';
 
 export class BackgroundLane<J, R> {
   private readonly queue: Waiting<J, R>[] = [];
   private inFlight = 0;
 
   constructor(
-    /** Runs one job on a worker thread. */
-    private readonly send: (job: J) => Promise<R>,
+    /** Runs one job on a worker thread; `addedAt`: when it joined the lane. */
+    private readonly send: (job: J, addedAt: number) => Promise<R>,
     /** True while some worker thread has nothing to do and nothing waits for one. */
     private readonly threadIdle: () => boolean,
     /** Jobs of this lane running at once at most. */
@@ -30,6 +25,7 @@ export class BackgroundLane<J, R> {
     /** Jobs waiting at most; past it a job is refused with `full()`. */
     private readonly maxQueued: number,
     private readonly full: () => Error,
+    private readonly now: () => number = Date.now,
   ) {
     if (!(maxRunning >= 1 && maxQueued >= 0)) throw new RangeError('a background lane needs maxRunning >= 1 and maxQueued >= 0');
   }
@@ -39,18 +35,13 @@ export class BackgroundLane<J, R> {
     return this.queue.length;
   }
 
-  /** Jobs of this lane on a thread now. */
-  get running(): number {
-    return this.inFlight;
-  }
-
   run(job: J): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       if (this.queue.length >= this.maxQueued) {
         reject(this.full());
         return;
       }
-      this.queue.push({ job, resolve, reject });
+      this.queue.push({ job, addedAt: this.now(), resolve, reject });
       this.pump();
     });
   }
@@ -62,7 +53,7 @@ export class BackgroundLane<J, R> {
       this.inFlight++;
       let sent: Promise<R>;
       try {
-        sent = this.send(next.job);
+        sent = this.send(next.job, next.addedAt);
       } catch (err) {
         sent = Promise.reject(err);
       }

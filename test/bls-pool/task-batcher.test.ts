@@ -1,16 +1,18 @@
 // The batcher between aggregations and the worker threads: at once while a thread is free, all
 // waiting jobs as one task when one frees up, and every job settled with its own outcome.
 import { describe, expect, it } from 'vitest';
-import { BatchedJobError, TaskBatcher, type JobOutcome } from '../../src/aggregator/task-batcher.js';
+import { BlsJobError } from '../../src/bls-pool/errors.js';
+import type { Outcome } from '../../src/bls-pool/messages.js';
+import { TaskBatcher } from '../../src/bls-pool/task-batcher.js';
 
 /** A fake worker pool: records each batch and settles it when the test says so. */
 function fakePool() {
-  const batches: { jobs: number[]; settle(outcomes: JobOutcome<number>[]): void; fail(err: Error): void }[] = [];
+  const batches: { jobs: number[]; settle(outcomes: Outcome<number>[]): void; fail(err: Error): void }[] = [];
   const send = (jobs: number[]) =>
-    new Promise<JobOutcome<number>[]>((resolve, reject) => {
+    new Promise<Outcome<number>[]>((resolve, reject) => {
       batches.push({ jobs, settle: resolve, fail: reject });
     });
-  const double = (jobs: number[]): JobOutcome<number>[] => jobs.map((j) => ({ ok: true, value: j * 2 }));
+  const double = (jobs: number[]): Outcome<number>[] => jobs.map((j) => ({ code: 'success', result: j * 2 }));
   return { batches, send, double };
 }
 
@@ -45,11 +47,15 @@ describe('TaskBatcher', () => {
     await first;
     await tick();
     expect(pool.batches[1]!.jobs).toEqual([1, 2, 3]);
-    pool.batches[1]!.settle([{ ok: true, value: 10 }, { ok: false, error: 'no signatures to check' }, { ok: true, value: 30 }]);
+    pool.batches[1]!.settle([
+      { code: 'success', result: 10 },
+      { code: 'error', error: 'no signatures to check' },
+      { code: 'success', result: 30 },
+    ]);
     expect(await a).toBe(10);
     expect(await c).toBe(30);
     const err = await bad!.catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(BatchedJobError);
+    expect(err).toBeInstanceOf(BlsJobError);
     expect((err as Error).message).toBe('no signatures to check');
   });
 
@@ -73,7 +79,7 @@ describe('TaskBatcher', () => {
     await expect(throwing.run(1)).rejects.toThrow('queue is at limit');
     await expect(throwing.run(2)).rejects.toThrow('queue is at limit');
     const short = new TaskBatcher<number, number>(async () => [], 1, 8, 100, full);
-    await expect(short.run(1)).rejects.toBeInstanceOf(BatchedJobError);
+    await expect(short.run(1)).rejects.toBeInstanceOf(BlsJobError);
   });
 
   it('refuses a job while every thread is busy and maxQueued jobs already wait, and takes it again once there is room', async () => {

@@ -1,7 +1,7 @@
 // The lane handshake proof checks take to the worker threads: only onto an idle thread, a few at
 // a time, in a queue of their own with a cap.
 import { describe, expect, it } from 'vitest';
-import { BackgroundLane } from '../../src/aggregator/background-lane.js';
+import { BackgroundLane } from '../../src/bls-pool/background-lane.js';
 
 /** A fake worker pool with `threads` threads: tasks settle when the test says so. */
 function fakePool(threads: number) {

@@ -1,16 +1,21 @@
-// The BLS tasks the collection runs in the worker pool, through the real pool: the fold (subgroup
-// check and sum) and its rejections, the final check over running sums, and bisection.
+// The BLS pool's jobs through the real pool and its worker threads: the fold (subgroup check and
+// sum) and its rejections, the final check over running sums, bisection and the final check's
+// fall-back to it, folds batched across aggregations, proof checks that yield, and memory.
 import { describe, expect, it } from 'vitest';
 import { authMessage, PEER_AUTH_DST } from '../../src/peers/auth.js';
-import { g2PointOutsideSubgroup } from '../bls/helpers.js';
-import { blst, cancellingPair, message, sign, testNetwork, useWorkerPool } from './helpers.js';
+import type { SecretKey } from '../../src/bls/types.js';
+import { BlsJobError } from '../../src/bls-pool/errors.js';
+import { blst, g2PointOutsideSubgroup } from '../bls/helpers.js';
+import { cancellingPair, POOL_THREADS, secretKey, useBlsPool } from './helpers.js';
 
-const net = testNetwork(Array.from({ length: 256 }, (_, i) => i + 1), 0, 'workers');
-const msg = message('worker tasks').bytes;
-const pks = net.validators.map((v) => blst.publicKeyOf(v.sk).bytes);
-const good = net.validators.map((v) => sign(v, msg));
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+const sks = Array.from({ length: 256 }, (_, i) => secretKey(`workers-${i}`));
+const sign = (sk: SecretKey, bytes: Uint8Array): Uint8Array => blst.sign(sk, bytes).bytes;
+const msg = text('worker tasks');
+const pks = sks.map((sk) => blst.publicKeyOf(sk).bytes);
+const good = sks.map((sk) => sign(sk, msg));
 
-const pool = useWorkerPool();
+const pool = useBlsPool();
 
 describe('fold and finalize', () => {
   it('folds batches into running aggregates whose final check passes and whose sum is the plain aggregate', async () => {
@@ -39,7 +44,7 @@ describe('fold and finalize', () => {
 
   it('the final check fails for a signature over another message or by another key', async () => {
     const wrong = [...good.slice(0, 8)];
-    wrong[3] = sign(net.validators[3]!, message('another').bytes);
+    wrong[3] = sign(sks[3]!, text('another'));
     const r1 = await pool.fold({ sigs: wrong, pks: pks.slice(0, 8) });
     expect((await pool.finalize({ message: msg, parts: [r1.partial!] })).valid).toBe(false);
     const swapped = [...good.slice(0, 8)];
@@ -99,10 +104,10 @@ describe('handshake proof checks', () => {
     const folded = await pool.fold({ sigs: good.slice(0, 8), pks: pks.slice(0, 8) });
     // Real proofs, so each check costs the full pairing: every other one for the wrong challenge.
     const challenge = new Uint8Array(32).fill(5);
-    const proofs = net.validators.slice(0, 40).map((v, i) => ({
+    const proofs = sks.slice(0, 40).map((sk, i) => ({
       publicKey: pks[i]!,
       message: authMessage(challenge),
-      proof: blst.signWithDst(v.sk, authMessage(i % 2 === 0 ? challenge : new Uint8Array(32)), PEER_AUTH_DST).bytes,
+      proof: blst.signWithDst(sk, authMessage(i % 2 === 0 ? challenge : new Uint8Array(32)), PEER_AUTH_DST).bytes,
       dst: PEER_AUTH_DST,
     }));
     const order: string[] = [];
@@ -118,10 +123,10 @@ describe('handshake proof checks', () => {
     });
     expect((await finalized).valid).toBe(true);
     // One proof check at most was already running on the other thread when the finalize came.
-    expect(order.indexOf('finalize')).toBeLessThanOrEqual(pool.threads - 1);
+    expect(order.indexOf('finalize')).toBeLessThanOrEqual(POOL_THREADS - 1);
     // The checks still all run, and decide correctly.
     expect(await Promise.all(checks)).toEqual(proofs.map((_, i) => i % 2 === 0));
-    expect(pool.queueSize).toBe(0);
+    expect(pool.backlog).toBe(0);
   }, 60_000);
 });
 
@@ -130,15 +135,15 @@ describe('bisection', () => {
     const sigs = [...good];
     const bad = [0, 3, 77, 78, 128, 200, 255];
     bad.forEach((i, k) => {
-      sigs[i] = k % 3 === 0 ? sign(net.validators[i]!, message('other').bytes) : k % 3 === 1 ? sign(net.validators[(i + 1) % 256]!, msg) : new Uint8Array(96).fill(7);
+      sigs[i] = k % 3 === 0 ? sign(sks[i]!, text('other')) : k % 3 === 1 ? sign(sks[(i + 1) % 256]!, msg) : new Uint8Array(96).fill(7);
     });
     expect(await pool.findInvalid({ message: msg, sigs, pks })).toEqual(bad);
   });
 
   it('finds nothing in an all-good batch and everything in an all-bad one', async () => {
     expect(await pool.findInvalid({ message: msg, sigs: good.slice(0, 32), pks: pks.slice(0, 32) })).toEqual([]);
-    const other = message('x').bytes;
-    const allBad = net.validators.slice(0, 5).map((v) => sign(v, other));
+    const other = text('x');
+    const allBad = sks.slice(0, 5).map((sk) => sign(sk, other));
     expect(await pool.findInvalid({ message: msg, sigs: allBad, pks: pks.slice(0, 5) })).toEqual([0, 1, 2, 3, 4]);
   });
 });
@@ -167,4 +172,56 @@ describe('memory', () => {
     // Leaking, this grew by ~30 MB; freed, it moves by a few MB either way.
     expect(growthMb).toBeLessThan(12);
   }, 60_000);
+});
+
+describe('the final check', () => {
+  it('passes on the running sum of good signatures without asking for the signatures again', async () => {
+    const r = await pool.fold({ sigs: good.slice(0, 16), pks: pks.slice(0, 16) });
+    let asked = 0;
+    const done = await pool.finalCheck({
+      message: msg,
+      parts: [r.partial!],
+      signatures: () => {
+        asked++;
+        return { sigs: good.slice(0, 16), pks: pks.slice(0, 16) };
+      },
+    });
+    expect(done).toEqual({ valid: true, signature: blst.aggregateSignatures(good.slice(0, 16).map((s) => blst.signatureFromBytes(s))).bytes });
+    expect(asked).toBe(0);
+  });
+
+  it('falls back to bisection when the pairing fails: names the bad ones and folds the rest into a sum that passes', async () => {
+    const sigs = good.slice(0, 20);
+    sigs[4] = sign(sks[4]!, text('not this'));
+    sigs[17] = good[18]!;
+    const r = await pool.fold({ sigs, pks: pks.slice(0, 20) });
+    const done = await pool.finalCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 20) }) });
+    expect(done.valid).toBe(false);
+    if (done.valid) return;
+    expect(done.invalid).toEqual([4, 17]);
+    const rest = await pool.finalize({ message: msg, parts: [done.rest!] });
+    expect(rest.valid).toBe(true);
+    const expected = blst.aggregateSignatures(good.slice(0, 20).filter((_, i) => i !== 4 && i !== 17).map((s) => blst.signatureFromBytes(s))).bytes;
+    expect(Buffer.from(rest.signature).equals(Buffer.from(expected))).toBe(true);
+  });
+
+  it('leaves no sum when every signature was bad', async () => {
+    const sigs = sks.slice(0, 3).map((sk) => sign(sk, text('elsewhere')));
+    const r = await pool.fold({ sigs, pks: pks.slice(0, 3) });
+    expect(await pool.finalCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 3) }) })).toEqual({
+      valid: false,
+      invalid: [0, 1, 2],
+      rest: null,
+    });
+  });
+});
+
+describe('a job that throws in the worker', () => {
+  it('fails alone with what it threw; the thread goes on with the next job', async () => {
+    const err = await pool.finalize({ message: msg, parts: [] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BlsJobError);
+    expect((err as Error).message).toBe('finalize: no signatures to check');
+    const r = await pool.fold({ sigs: good.slice(0, 2), pks: pks.slice(0, 2) });
+    expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
+  });
 });

@@ -1,0 +1,108 @@
+// What the BLS pool and its worker threads say to each other, in the one module both import.
+// `Jobs` names every kind of job with what it takes and what it gives back; the worker's handler
+// table and the pool's calls are both typed from it, so a kind renamed on one side and not the
+// other fails the type check instead of failing at run time.
+import type { BackendName } from '../bls/types.js';
+
+/**
+ * A running aggregate: Σ pk_i and Σ sig_i over signatures that each passed avalanchego's
+ * acceptance check (decompression, curve, subgroup), as the backend's encodeSum bytes. The final
+ * check is the one avalanchego makes on a signed message: one pairing of the summed key against
+ * the summed signature. When it fails, bisection names the bad signatures one by one. (Blinding
+ * every arrival with a random scalar, to prove each signature on its own in the final pairing,
+ * costs 2.5–5x more per signature in the small batches answers arrive in,
+ * bench/bls-backends.ts; it would only matter for colluding signers whose bad signatures cancel
+ * out, and their sum is then a valid signature by their own keys.)
+ */
+export type RunningSum = Uint8Array;
+
+/** Signatures (96-byte compressed) and their signers' keys (48-byte compressed), position by position. */
+export interface SignatureBatch {
+  sigs: Uint8Array[];
+  pks: Uint8Array[];
+}
+
+export interface FoldJob extends SignatureBatch {
+  /** Earlier running sums to merge into the result, so few are left to add at the end. */
+  base?: RunningSum[];
+}
+
+export interface FoldResult {
+  /** The new running sum (base included), or null when nothing was accepted and there was no base. */
+  partial: RunningSum | null;
+  /** Positions (into the job's sigs) that failed to parse, are outside the subgroup or are infinity. */
+  rejected: number[];
+}
+
+export interface FinalizeJob {
+  message: Uint8Array;
+  /** Running sums returned by fold. */
+  parts: RunningSum[];
+}
+
+export interface FinalizeResult {
+  /** Whether the summed signature verifies against the summed key. */
+  valid: boolean;
+  /** The summed signature, 96-byte compressed. */
+  signature: Uint8Array;
+}
+
+/** Signatures over one message. */
+export interface SameMessageBatch extends SignatureBatch {
+  message: Uint8Array;
+}
+
+/** A peer's proof of key possession under our own DST (the peer handshake). */
+export interface PossessionJob {
+  publicKey: Uint8Array;
+  message: Uint8Array;
+  proof: Uint8Array;
+  dst: string;
+}
+
+/** Every kind of job a worker runs: what it takes, and what it gives back. */
+export interface Jobs {
+  /** Starts a thread (and its BLS backend) before the first real job. */
+  ping: { job: null; result: true };
+  /** Checks each signature as avalanchego accepts one and adds the accepted ones (and the base sums) up. */
+  fold: { job: FoldJob; result: FoldResult };
+  /** Adds running sums up and checks the aggregate with one pairing. */
+  finalize: { job: FinalizeJob; result: FinalizeResult };
+  /** Bisection: positions of the signatures that do not verify, ascending. */
+  findInvalid: { job: SameMessageBatch; result: number[] };
+  /** One full verification per signature. */
+  verifyEach: { job: SameMessageBatch; result: boolean[] };
+  /** Plain sum of already-verified signatures. */
+  aggregate: { job: Uint8Array[]; result: Uint8Array };
+  verifyPossession: { job: PossessionJob; result: boolean };
+}
+
+export type JobKind = keyof Jobs;
+export type JobOf<K extends JobKind> = Jobs[K]['job'];
+export type ResultOf<K extends JobKind> = Jobs[K]['result'];
+
+/** What a worker runs in one turn: jobs of one kind, one after the other. */
+export interface Task<K extends JobKind> {
+  kind: K;
+  jobs: JobOf<K>[];
+}
+
+/** What one job came to: its result, or the message of what it threw (it failed alone). */
+export type Outcome<R> = { code: 'success'; result: R } | { code: 'error'; error: string };
+
+export interface TaskResult<K extends JobKind> {
+  /** One per job, in order. */
+  outcomes: Outcome<ResultOf<K>>[];
+  /** When the worker started and finished the task (preciseNow, comparable across threads). */
+  startedAt: number;
+  finishedAt: number;
+}
+
+export interface BlsWorkerData {
+  backend: BackendName;
+}
+
+/** Epoch milliseconds with sub-millisecond precision, comparable between threads. */
+export function preciseNow(): number {
+  return performance.timeOrigin + performance.now();
+}

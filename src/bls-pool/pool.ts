@@ -1,0 +1,210 @@
+// The BLS worker pool: every signature check, aggregation and pairing runs here, off the event
+// loop, in the manner of Lodestar's BLS thread pool. One piscina pool; jobs typed by kind
+// (messages.ts) and run by worker.ts; folds from concurrent aggregations batched into shared
+// tasks while every thread is busy (task-batcher.ts); handshake proof checks in a lane of their
+// own that yields to aggregation work (background-lane.ts); a capped queue (a full queue is an
+// OverloadedError the caller sees, never an unbounded backlog). Every job reports when it was
+// added, started and finished, for wait, run and batch-size figures.
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { BackendName } from '../bls/types.js';
+import { OverloadedError } from '../util/overloaded.js';
+import { tsWorker } from '../util/ts-runtime.js';
+import { BackgroundLane } from './background-lane.js';
+import { BlsJobError, BlsPoolClosedError } from './errors.js';
+import {
+  preciseNow,
+  type BlsWorkerData,
+  type FinalizeJob,
+  type FinalizeResult,
+  type FoldJob,
+  type FoldResult,
+  type JobKind,
+  type JobOf,
+  type Outcome,
+  type PossessionJob,
+  type ResultOf,
+  type SameMessageBatch,
+  type Task,
+  type TaskResult,
+} from './messages.js';
+import { TaskBatcher } from './task-batcher.js';
+import type { BlsVerifier, FinalCheck, FinalCheckJob } from './verifier.js';
+
+/** One job's way through the pool (preciseNow milliseconds). */
+export interface JobTiming {
+  kind: JobKind;
+  /** Jobs in the task it ran in (folds of several aggregations share one). */
+  batchSize: number;
+  addedAt: number;
+  startedAt: number;
+  finishedAt: number;
+}
+
+interface BlsPoolEvents {
+  /** Each job once its task is done, failed jobs included. */
+  onJob?(timing: JobTiming): void;
+}
+
+interface BlsPoolOptions {
+  backend: BackendName;
+  threads?: number;
+  maxQueue?: number;
+  events?: BlsPoolEvents;
+}
+
+/** close() waits this long for running tasks before it terminates the threads. */
+const CLOSE_DRAIN_MS = 5_000;
+
+const DEFAULT_MAX_QUEUE = 4096;
+
+/** Folds per task at most: ~64 × 0.1 ms keeps one task from holding a thread for long. */
+const MAX_FOLDS_PER_TASK = 64;
+
+function queueFull(): OverloadedError {
+  return new OverloadedError('the BLS worker queue is full', 1, 'the service is overloaded; retry shortly');
+}
+
+function resultOf<R>(outcome: Outcome<R> | undefined): R {
+  if (outcome?.code === 'success') return outcome.result;
+  throw new BlsJobError(outcome ? outcome.error : 'the worker returned no outcome');
+}
+
+export class BlsPool implements BlsVerifier {
+  private readonly piscina: Piscina;
+  private readonly folds: TaskBatcher<FoldJob, FoldResult>;
+  private readonly possessions: BackgroundLane<PossessionJob, boolean>;
+  /** Worker threads (for reports; callers of BlsVerifier ask suggestedParallelism()). */
+  readonly threads: number;
+  /** Tasks handed to piscina and not settled: running, or waiting in its queue. */
+  private inFlight = 0;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly opts: BlsPoolOptions) {
+    const threads = opts.threads ?? Math.max(1, availableParallelism());
+    const maxQueue = opts.maxQueue ?? DEFAULT_MAX_QUEUE;
+    this.threads = threads;
+    const entry = tsWorker<BlsWorkerData>(new URL('./worker.ts', import.meta.url), { backend: opts.backend });
+    this.piscina = new Piscina({
+      filename: entry.filename,
+      workerData: entry.workerData,
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue,
+      idleTimeout: 60_000,
+      // Not 'sync' (piscina's default): it parks an idle worker in Atomics.wait without turning
+      // its event loop, and @chainsafe/blst frees its native points in finalizers that run on
+      // that loop, so every checked signature leaked (test/bls-pool/pool.test.ts, 'memory').
+      // 'disabled' costs ~10 µs more per task hand-off.
+      atomics: 'disabled',
+    });
+    this.folds = new TaskBatcher((jobs, addedAt) => this.runTask('fold', jobs, addedAt), threads, MAX_FOLDS_PER_TASK, maxQueue, queueFull, preciseNow);
+    // Proof checks run only on a thread nothing else wants, and leave one thread to aggregation
+    // work whenever there are two or more.
+    this.possessions = new BackgroundLane(
+      (job, addedAt) => this.runOne('verifyPossession', job, addedAt),
+      () => this.inFlight < this.threads,
+      Math.max(1, threads - 1),
+      maxQueue,
+      queueFull,
+      preciseNow,
+    );
+  }
+
+  /** Jobs waiting for a thread: in piscina's queue, batched folds and proof checks (the worker-queue gauge). */
+  get backlog(): number {
+    return this.piscina.queueSize + this.folds.queued + this.possessions.queued;
+  }
+
+  suggestedParallelism(): number {
+    return this.backlog > 0 ? 1 : this.threads;
+  }
+
+  /** Batched with the folds of other aggregations while every thread is busy (task-batcher.ts). */
+  fold(job: FoldJob): Promise<FoldResult> {
+    return this.folds.run(job);
+  }
+
+  finalize(job: FinalizeJob): Promise<FinalizeResult> {
+    return this.runOne('finalize', job);
+  }
+
+  findInvalid(job: SameMessageBatch): Promise<number[]> {
+    return this.runOne('findInvalid', job);
+  }
+
+  async finalCheck(job: FinalCheckJob): Promise<FinalCheck> {
+    const checked = await this.finalize({ message: job.message, parts: job.parts });
+    if (checked.valid) return { valid: true, signature: checked.signature };
+    const { sigs, pks } = job.signatures();
+    const invalid = await this.findInvalid({ message: job.message, sigs, pks });
+    if (invalid.length === 0) throw new Error('the aggregate signature check failed but bisection found no invalid signature');
+    const bad = new Set(invalid);
+    const keep = (_: Uint8Array, i: number): boolean => !bad.has(i);
+    const good = sigs.filter(keep);
+    const rest = good.length > 0 ? (await this.fold({ sigs: good, pks: pks.filter(keep) })).partial : null;
+    return { valid: false, invalid, rest };
+  }
+
+  verifyEach(job: SameMessageBatch): Promise<boolean[]> {
+    return this.runOne('verifyEach', job);
+  }
+
+  aggregate(sigs: Uint8Array[]): Promise<Uint8Array> {
+    return this.runOne('aggregate', sigs);
+  }
+
+  /** After every aggregation job, never ahead of one (background-lane.ts). */
+  verifyPossession(job: PossessionJob): Promise<boolean> {
+    if (this.closing) return Promise.reject(new BlsPoolClosedError());
+    return this.possessions.run(job);
+  }
+
+  /** Starts every thread now, so the first aggregation does not pay for module loading. */
+  async warm(): Promise<void> {
+    await Promise.all(Array.from({ length: this.threads }, () => this.runOne('ping', null)));
+  }
+
+  /**
+   * Refuses new jobs, lets running ones finish (a thread terminated mid-task makes piscina
+   * throw from its message handler), then terminates the threads.
+   */
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      this.possessions.drain(() => new BlsPoolClosedError());
+      const until = Date.now() + CLOSE_DRAIN_MS;
+      while (this.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      await this.piscina.destroy();
+    })());
+  }
+
+  private async runOne<K extends JobKind>(kind: K, job: JobOf<K>, addedAt = preciseNow()): Promise<ResultOf<K>> {
+    const [outcome] = await this.runTask(kind, [job], [addedAt]);
+    return resultOf(outcome);
+  }
+
+  private async runTask<K extends JobKind>(kind: K, jobs: JobOf<K>[], addedAt: number[]): Promise<Outcome<ResultOf<K>>[]> {
+    if (this.closing) throw new BlsPoolClosedError();
+    this.inFlight++;
+    try {
+      const task: Task<K> = { kind, jobs };
+      // piscina hands back what worker.ts's runTask returned for this task.
+      const done = (await this.piscina.run(task)) as TaskResult<K>;
+      this.report(kind, addedAt, done);
+      return done.outcomes;
+    } catch (err) {
+      if (err instanceof Error && /queue is at limit/i.test(err.message)) throw queueFull();
+      throw err;
+    } finally {
+      this.inFlight--;
+      // A thread may be idle now: proof checks waiting for one may go.
+      this.possessions.pump();
+    }
+  }
+
+  private report(kind: JobKind, addedAt: number[], done: TaskResult<JobKind>): void {
+    const onJob = this.opts.events?.onJob;
+    if (!onJob) return;
+    for (const at of addedAt) onJob({ kind, batchSize: addedAt.length, addedAt: at, startedAt: done.startedAt, finishedAt: done.finishedAt });
+  }
+}

@@ -1,0 +1,47 @@
+// What callers of the BLS pool see: the operations an aggregation and the peer handshake need,
+// never its queues or threads. BlsPool (pool.ts) implements it with worker threads; a caller
+// that only needs some of it takes this interface, so a test can hand it another.
+import type { FinalizeJob, FinalizeResult, FoldJob, FoldResult, PossessionJob, RunningSum, SameMessageBatch, SignatureBatch } from './messages.js';
+
+export interface FinalCheckJob {
+  message: Uint8Array;
+  /** Running sums returned by fold. */
+  parts: RunningSum[];
+  /**
+   * Every signature in `parts` (with its key), in the order the result's positions refer to.
+   * Asked for only when the aggregate check fails, so the usual case sends no signature twice.
+   */
+  signatures: () => SignatureBatch;
+}
+
+export type FinalCheck =
+  /** The aggregate verifies: every signature in it counts (as avalanchego counts them). */
+  | { valid: true; signature: Uint8Array }
+  /**
+   * It does not: bisection found the bad signatures (`invalid`: positions in `signatures()`,
+   * ascending, never empty), and the others are folded again into `rest` (null when none are left).
+   */
+  | { valid: false; invalid: number[]; rest: RunningSum | null };
+
+export interface BlsVerifier {
+  /** Subgroup checks of each signature, and the accepted ones (and `base`) summed into one running sum. */
+  fold(job: FoldJob): Promise<FoldResult>;
+  /** One pairing of the summed keys against the summed signatures of running sums. */
+  finalize(job: FinalizeJob): Promise<FinalizeResult>;
+  /** Bisection: the positions of the signatures that do not verify. */
+  findInvalid(job: SameMessageBatch): Promise<number[]>;
+  /** finalize, falling back to findInvalid and a fold of the rest when the pairing fails. */
+  finalCheck(job: FinalCheckJob): Promise<FinalCheck>;
+  /** One full verification per signature. */
+  verifyEach(job: SameMessageBatch): Promise<boolean[]>;
+  /** The plain sum of signatures already verified. */
+  aggregate(sigs: Uint8Array[]): Promise<Uint8Array>;
+  /** A peer's proof of possession (the handshake): only ever on a thread no other job wants. */
+  verifyPossession(job: PossessionJob): Promise<boolean>;
+  /**
+   * How many checks one caller should have in flight at once now: one per thread while the
+   * threads keep up, one while jobs already wait for a thread (a second would only queue, and one
+   * larger job later costs less per signature than two small ones).
+   */
+  suggestedParallelism(): number;
+}

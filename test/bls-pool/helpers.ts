@@ -1,0 +1,33 @@
+// Shared by the BLS pool tests and the aggregator tests that run on a real pool: reproducible
+// secret keys, a pair of bad signatures that cancel out, and a real two-thread blst pool.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { bls12_381 } from '@noble/curves/bls12-381.js';
+import type { SecretKey } from '../../src/bls/types.js';
+import { BlsPool } from '../../src/bls-pool/pool.js';
+import { blst } from '../bls/helpers.js';
+
+/** Threads of the pool useBlsPool() starts. */
+export const POOL_THREADS = 2;
+
+/** A reproducible secret key: sha256 of the label with the top bits cleared (below the group order). */
+export function secretKey(label: string): SecretKey {
+  const bytes = createHash('sha256').update(label).digest();
+  bytes[0] = bytes[0]! & 0x3f;
+  return blst.secretKeyFromBytes(bytes);
+}
+
+/** Two signatures that are each wrong but whose sum is the sum of the right ones. */
+export function cancellingPair(a: Uint8Array, b: Uint8Array): [Uint8Array, Uint8Array] {
+  const G2 = bls12_381.G2.Point;
+  const offset = G2.fromBytes(blst.sign(secretKey('offset'), new TextEncoder().encode('offset')).bytes);
+  return [G2.fromBytes(a).add(offset).toBytes(true), G2.fromBytes(b).subtract(offset).toBytes(true)];
+}
+
+/** A real blst pool of POOL_THREADS threads for one test file: warmed before its tests, closed after them. */
+export function useBlsPool(): BlsPool {
+  const pool = new BlsPool({ backend: 'blst', threads: POOL_THREADS });
+  beforeAll(() => pool.warm());
+  afterAll(() => pool.close());
+  return pool;
+}
