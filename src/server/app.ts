@@ -15,7 +15,7 @@ import { LookbackExceededError } from '../validators/errors.js';
 import { NodeError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError, type NodeErrorKind } from '../node/errors.js';
 import { L1RequestError, type L1RequestErrorKind } from '../l1/errors.js';
 import { dataApiError } from '../proxy/error-shapes.js';
-import { RateLimiter } from '../proxy/rate-limit.js';
+import { RateLimiter } from '../util/rate-limit.js';
 import { clientAddress } from '../proxy/client-identity.js';
 import type { Config } from '../config/config.js';
 import type { Metrics } from './metrics.js';
