@@ -100,4 +100,12 @@ export class Metrics {
     });
     this.httpRequests = new Counter({ name: 'warpgate_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers });
   }
+
+  countRequest(route: string, status: number): void {
+    this.httpRequests.inc({ route, status: String(status) });
+  }
+
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
 }
