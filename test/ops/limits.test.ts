@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
 import { loadConfig } from '../../src/config/config.js';
-import { startService, type Service } from '../../src/server/service.js';
+import { startService, type Service } from '../../src/service/start.js';
 import { CapturedLog, postJson, request, waitFor } from './helpers.js';
 
 const SIGNER_DELAY_MS = 700;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
 import { loadConfig } from '../../src/config/config.js';
-import { startService } from '../../src/server/service.js';
+import { startService } from '../../src/service/start.js';
 import { CapturedLog, cleanEnv, logLine, postJson, request, scrape, startWarpgate, waitFor, type WarpgateProcess } from './helpers.js';
 
 const SIGNER_DELAY_MS = 1_500;

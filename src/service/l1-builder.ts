@@ -6,8 +6,8 @@ import { messageOfJustification, messageOfTransaction, type PChainL1Message } fr
 import type { PChainClient } from '../node/pchain.js';
 import { untilAborted } from '../util/abortable.js';
 import { newPChainMessage } from '../warp/l1-messages.js';
-import type { L1MessageBuilder } from './routes/aggregation.js';
-import type { QuorumOptions } from './quorum-options.js';
+import type { L1MessageBuilder } from '../server/routes/aggregation.js';
+import type { QuorumOptions } from '../server/quorum-options.js';
 
 function request(built: PChainL1Message, networkId: number, options: QuorumOptions): AggregationRequest {
   return {
