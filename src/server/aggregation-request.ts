@@ -12,7 +12,7 @@ import { requireNetwork } from './network.js';
 import { bodyFields, parseQuorumOptions, queryFields, type QuorumOptions } from './quorum-options.js';
 
 /** The body's fields before the message is known (a justification alone may determine it). */
-export interface ParsedBody extends QuorumOptions {
+interface ParsedBody extends QuorumOptions {
   messageHex?: string;
   justification: Uint8Array;
 }

@@ -11,7 +11,7 @@ import { sendError } from './errors.js';
 import { mountAggregationRoutes, type AggregationRouteDeps } from './routes/aggregation.js';
 import { mountOpsRoutes, type HttpMetrics, type ReadinessCheck } from './routes/ops.js';
 
-export interface AppDeps extends AggregationRouteDeps {
+interface AppDeps extends AggregationRouteDeps {
   metrics: HttpMetrics;
   readiness: ReadinessCheck;
   proxyRouter?: Router;

@@ -7,7 +7,7 @@ import { quorumReached } from '../validators/quorum.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import type { ValidatorSets } from '../aggregator/aggregator.js';
 
-export interface SubnetStake {
+interface SubnetStake {
   subnetId: string;
   connectedWeight: string;
   totalWeight: string;
@@ -15,13 +15,13 @@ export interface SubnetStake {
   connectedPercent: number;
 }
 
-export interface ReadinessReport {
+interface ReadinessReport {
   ready: boolean;
   reasons: string[];
   subnets: SubnetStake[];
 }
 
-export interface ReadinessOptions {
+interface ReadinessOptions {
   /** Null when upstreams.node is not configured: never ready. */
   node: { getHeight(): Promise<unknown> } | null;
   sets: ValidatorSets;

@@ -26,7 +26,7 @@ class NoNodeConfigured implements ValidatorSets {
   }
 }
 
-export interface ServedValidatorSets {
+interface ServedValidatorSets {
   /** Every set read here is seen by `admission`. */
   sets: ValidatorSets;
   admission: PeerAdmission;
