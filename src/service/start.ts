@@ -54,9 +54,9 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   await pool.warm();
 
   const node = connectNode(config, metrics.nodeCall);
-  const { sets, admission, stopRefresh } = openValidatorSets(config, node?.pchain ?? null, bls, logger);
+  const { sets, admission, stopRefresh, subnets } = openValidatorSets(config, node?.pchain ?? null, bls, logger);
   const peers = createPeerPool(config, pool, admission, metrics.peerRefused, logger);
-  const readiness = new Readiness({ node: node?.pchain ?? null, sets, peers, subnets: config.readiness.subnets, quorumPercentage: config.readiness.quorumPercentage });
+  const readiness = new Readiness({ node: node?.pchain ?? null, sets, peers, subnets, quorumPercentage: config.readiness.quorumPercentage });
   const aggregator = new Aggregator({
     sets,
     peers,

@@ -32,6 +32,8 @@ interface ServedValidatorSets {
   admission: PeerAdmission;
   /** Keeps the current sets of readiness.subnets read (for admission) until called. */
   stopRefresh: () => void;
+  /** readiness.subnets: the subnets the service serves, as configured and as bytes. */
+  subnets: { name: string; id: Uint8Array }[];
 }
 
 export function openValidatorSets(config: Config, pchain: PChainClient | null, bls: BlsBackend, logger: Logger): ServedValidatorSets {
@@ -55,5 +57,5 @@ export function openValidatorSets(config: Config, pchain: PChainClient | null, b
     pchain && admission.mode === 'validators'
       ? keepSubnetSetsCurrent({ sets, subnets, intervalMs: config.peerAdmission.setRefreshMs, logger: logger.child({ component: 'peers' }) })
       : () => {};
-  return { sets, admission, stopRefresh };
+  return { sets, admission, stopRefresh, subnets };
 }
