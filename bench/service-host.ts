@@ -8,7 +8,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { pino } from 'pino';
 import type { VerificationStrategy } from '../src/aggregator/verification.js';
 import { loadConfig } from '../src/config/config.js';
-import { startService, type Service } from '../src/server/service.js';
+import { startService, type Service } from '../src/service/start.js';
 import type { Strategy } from './harness.js';
 import { serveHost } from './ipc.js';
 import { perSignatureVerify } from './per-signature-verify.js';

@@ -1,5 +1,5 @@
 // Errors an aggregation ends with, each with a message written for the relayer operator who will
-// read it and the figures behind it. None carries an HTTP status: server/app.ts classifyError maps
+// read it and the figures behind it. None carries an HTTP status: server/errors.ts maps
 // each kind (one place). A full service is util/overloaded.ts OverloadedError.
 
 export interface CollectionStats {

@@ -1,9 +1,9 @@
 // `warpgate serve [--config FILE] [--port P]`: the service. With no config file (neither
 // --config nor WARPGATE_CONFIG) it runs on an embedded devnet, so a new user sees it work.
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
-import { createLogger } from '../server/logger.js';
-import { startService } from '../server/service.js';
-import { l1MessageBuilder } from '../server/l1-route.js';
+import { createLogger } from '../service/logger.js';
+import { startService } from '../service/start.js';
+import { l1MessageBuilder } from '../service/l1-builder.js';
 import { startDevnet } from '../devnet/devnet.js';
 import { describe } from './devnet.js';
 import { firstShutdownSignal } from './signals.js';

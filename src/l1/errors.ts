@@ -1,7 +1,7 @@
 // What can be wrong with a request for a P-Chain L1 message, as facts about the request: the
 // transaction or subnet it names does not exist, is not committed, is of the wrong kind, or its
 // justification says nothing signable. No HTTP here: the service maps each kind to a status
-// (server/app.ts classifyError), the signer turns them into refusals.
+// (server/errors.ts), the signer turns them into refusals.
 
 export type L1RequestErrorKind =
   /** The transaction, subnet or L1 validator is not on the P-Chain. */

@@ -1,7 +1,7 @@
 // Errors of the node client. A failed call is one NodeError naming the method; what the node's
 // answers mean for the caller (no such chain, subnet, L1 validator or height yet) are typed
 // errors of their own, so each caller decides what they mean to its user. None of them knows
-// HTTP: the service maps them to statuses (server/app.ts classifyError).
+// HTTP: the service maps them to statuses (server/errors.ts).
 
 export type NodeErrorKind =
   /** No connection (refused, reset, DNS), after the retries. */

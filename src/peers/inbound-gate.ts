@@ -5,7 +5,7 @@
 // the handshake at once; a global counter bounds all of them. A slot is held from the upgrade
 // until the connection authenticates or closes. Connections the service dials are not gated.
 import { isIPv6 } from 'node:net';
-import { RateLimiter } from '../proxy/rate-limit.js';
+import { RateLimiter } from '../util/rate-limit.js';
 
 export interface InboundGateOptions {
   /** Connections in the handshake at once, from everyone. */

@@ -1,7 +1,7 @@
 // The two rate-limit budgets: anonymous requests per client IP, and requests carrying an API key
 // per key. The gateway cannot tell a real key from an invented one (only the upstream can), so a
 // keyed request is also charged to its IP at the keyed rate: inventing keys gains at most that.
-import { RateLimiter, type TakeResult } from './rate-limit.js';
+import { RateLimiter, type TakeResult } from '../util/rate-limit.js';
 import { keyFingerprint } from './client-identity.js';
 
 export interface ClientLimitOptions {

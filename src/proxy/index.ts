@@ -13,7 +13,6 @@ export { PROXY_DEFAULTS } from './options.js';
 export { ProxyConfigError, UpstreamError, type UpstreamName, type UpstreamFailure } from './errors.js';
 export { dataApiError, metricsApiError, jsonRpcError, gethRpcError, reasonPhrase } from './error-shapes.js';
 export type { DataApiErrorBody, MetricsApiErrorBody, JsonRpcErrorResponse, JsonRpcId } from './error-shapes.js';
-export { RateLimiter, type TakeResult, type RateLimiterOptions } from './rate-limit.js';
 
 import type { ProxyOptions } from './options.js';
 

@@ -4,7 +4,7 @@
 // a message of ours, never the parser's text. Server-side faults (`stream.encoding.set`,
 // `stream.not.readable`: something read the stream first) stay unexpected 500s.
 
-export interface BodyProblem {
+interface BodyProblem {
   status: number;
   message: string;
 }

@@ -3,7 +3,7 @@
 // connections; the listener itself is closed) with 503 and `connection: close`, and asks the
 // clients of in-flight requests to close their connection after the answer.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { dataApiError } from '../proxy/error-shapes.js';
+import { dialectOfPath } from './dialects.js';
 
 export class ShutdownGate {
   private readonly open = new Set<ServerResponse>();
@@ -57,8 +57,7 @@ export class ShutdownGate {
 
 function refuse(req: IncomingMessage, res: ServerResponse): void {
   const message = 'the service is shutting down; retry on another instance';
-  const icm = (req.url ?? '').split('?')[0] === '/aggregate-signatures';
-  const body = JSON.stringify(icm ? { error: message } : dataApiError(503, message));
+  const body = JSON.stringify(dialectOfPath((req.url ?? '').split('?')[0]!).errorBody(503, message));
   res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close', 'retry-after': '1' });
   res.end(body);
   // The request body (if any) is not read; drop it so the socket can close.

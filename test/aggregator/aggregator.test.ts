@@ -11,7 +11,7 @@ import { perSignatureVerify } from '../../bench/per-signature-verify.js';
 import { BlsPool } from '../../src/bls-pool/pool.js';
 import { DeadlineExceededError, QuorumNotReachedError } from '../../src/aggregator/errors.js';
 import { OverloadedError } from '../../src/util/overloaded.js';
-import { classifyError } from '../../src/server/app.js';
+import { classifyError } from '../../src/server/errors.js';
 import { SignatureCache } from '../../src/aggregator/signature-cache.js';
 import { requiredWeight } from '../../src/validators/quorum.js';
 import { verifySignedMessage } from '../../src/validators/verify.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BlsPool, type JobTiming } from '../../src/bls-pool/pool.js';
 import { BlsPoolClosedError } from '../../src/bls-pool/errors.js';
 import { OverloadedError } from '../../src/util/overloaded.js';
-import { classifyError } from '../../src/server/app.js';
+import { classifyError } from '../../src/server/errors.js';
 import { blst } from '../bls/helpers.js';
 import { secretKey } from './helpers.js';
 

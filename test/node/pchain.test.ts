@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NodeError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError } from '../../src/node/errors.js';
 import { PChainClient } from '../../src/node/pchain.js';
 import type { NodeCallEvent } from '../../src/node/transport.js';
-import { classifyError } from '../../src/server/app.js';
+import { classifyError } from '../../src/server/errors.js';
 import { idToString, PRIMARY_NETWORK_ID } from '../../src/warp/cb58.js';
 import { bytesToHex, concatBytes, hexToBytes } from '../../src/warp/hex.js';
 import { fixtureValidatorsAtResult, nodeIdFor, vector } from '../validators/fixture.js';

@@ -71,9 +71,8 @@ describe('warpgate serve without a config (the container default)', () => {
     // Ready once the devnet's signers have connected.
     await waitFor('the devnet to be ready', async () => ((await request(`${listening.url}/ready`)).status === 200 ? true : undefined), 30_000, 100);
 
-    const at = Date.now();
     proc.child.kill('SIGINT');
+    // exited() fails the test if the process is still running 15 s after the signal.
     expect(await proc.exited(15_000)).toEqual({ code: 0, signal: null });
-    expect(Date.now() - at).toBeLessThan(10_000);
   });
 });

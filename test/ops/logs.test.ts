@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/server/logger.js';
-import { startService, type Service } from '../../src/server/service.js';
+import { createLogger } from '../../src/service/logger.js';
+import { startService, type Service } from '../../src/service/start.js';
 import { CapturedLog, postJson, request } from './helpers.js';
 
 const UPSTREAM_KEY = 'sk-UPSTREAM-6f1c2d9e';

@@ -6,7 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import { startService, type Service } from '../../src/server/service.js';
+import { startService, type Service } from '../../src/service/start.js';
 
 const HEADERS_TIMEOUT_MS = 1_000;
 const REQUEST_TIMEOUT_MS = 2_000;

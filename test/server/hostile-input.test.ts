@@ -9,7 +9,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
 import { loadConfig } from '../../src/config/config.js';
-import { startService, type Service } from '../../src/server/service.js';
+import { startService, type Service } from '../../src/service/start.js';
 import { bytesToHex } from '../../src/warp/hex.js';
 import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
 import { encodeAddressedCall } from '../../src/warp/payload.js';

@@ -8,7 +8,7 @@ import { buildGenesis } from '../../src/devnet/genesis/index.js';
 import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain/node.js';
 import { loadConfig } from '../../src/config/config.js';
 import { CloseCode } from '../../src/peers/frames.js';
-import { startService, type Service } from '../../src/server/service.js';
+import { startService, type Service } from '../../src/service/start.js';
 import { idToString } from '../../src/warp/cb58.js';
 import { Closer, RawSigner, bls, honestHello, newKey, signer, waitFor } from '../peers/helpers.js';
 import { scrape } from '../ops/helpers.js';

@@ -18,7 +18,7 @@ export function trackValidatorSets(sets: ValidatorSets, admission: PeerAdmission
   };
 }
 
-export interface RefreshOptions {
+interface RefreshOptions {
   /** The tracking sets, so what is read is observed. */
   sets: ValidatorSets;
   subnets: { name: string; id: Uint8Array }[];

@@ -2,12 +2,11 @@
 // subnet in readiness.subnets, the validators whose signer peers are connected hold at least
 // readiness.quorumPercentage of the subnet's total weight (keyless weight included, as quorum
 // counts it). The same arithmetic feeds the connected-stake gauge at every scrape.
-import { parseCb58Id } from '../warp/cb58.js';
 import { quorumReached } from '../validators/quorum.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import type { ValidatorSets } from '../aggregator/aggregator.js';
 
-export interface SubnetStake {
+interface SubnetStake {
   subnetId: string;
   connectedWeight: string;
   totalWeight: string;
@@ -15,32 +14,29 @@ export interface SubnetStake {
   connectedPercent: number;
 }
 
-export interface ReadinessReport {
+interface ReadinessReport {
   ready: boolean;
   reasons: string[];
   subnets: SubnetStake[];
 }
 
-export interface ReadinessOptions {
+interface ReadinessOptions {
   /** Null when upstreams.node is not configured: never ready. */
   node: { getHeight(): Promise<unknown> } | null;
   sets: ValidatorSets;
   peers: { isConnected(publicKeyHex: string): boolean };
-  /** cb58 subnet IDs (validated by the config loader). */
-  subnets: string[];
+  /** readiness.subnets: each cb58 ID as configured (`name`) and its bytes. */
+  subnets: readonly { name: string; id: Uint8Array }[];
   quorumPercentage: number;
   /** Longest a metrics scrape waits for a validator set before using the last one it saw. */
   scrapeWaitMs?: number;
 }
 
 export class Readiness {
-  private readonly subnets: { name: string; id: Uint8Array }[];
   /** The last set fetched per subnet, so a scrape during a node outage still reports stake. */
   private readonly lastSets = new Map<string, CanonicalSet>();
 
-  constructor(private readonly opts: ReadinessOptions) {
-    this.subnets = opts.subnets.map((name) => ({ name, id: parseCb58Id(name, 'readiness.subnets') }));
-  }
+  constructor(private readonly opts: ReadinessOptions) {}
 
   async check(): Promise<ReadinessReport> {
     const reasons: string[] = [];
@@ -51,7 +47,7 @@ export class Readiness {
     } catch (err) {
       return { ready: false, reasons: [`node does not answer: ${messageOf(err)}`], subnets };
     }
-    for (const { name, id } of this.subnets) {
+    for (const { name, id } of this.opts.subnets) {
       try {
         const set = await this.opts.sets.get(id, 0);
         this.lastSets.set(name, set);
@@ -75,7 +71,7 @@ export class Readiness {
   async connectedStake(): Promise<SubnetStake[]> {
     const wait = this.opts.scrapeWaitMs ?? 1_000;
     const out: SubnetStake[] = [];
-    for (const { name, id } of this.subnets) {
+    for (const { name, id } of this.opts.subnets) {
       const set = await withinMs(this.opts.sets.get(id, 0), wait).catch(() => undefined);
       if (set) this.lastSets.set(name, set);
       const known = set ?? this.lastSets.get(name);

@@ -5,7 +5,7 @@
 
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
-export interface RateLimiterOptions {
+interface RateLimiterOptions {
   /** Steady rate and burst size. A positive number. */
   requestsPerMinute: number;
   /** Buckets tracked at once; default 100 000. */

@@ -1,9 +1,9 @@
-// The service's pino logger. Request lines carry no headers or bodies (app.ts serializers) and
+// The service's pino logger. Request lines carry no headers or bodies (server/app.ts serializers) and
 // the startup line carries a redacted config; the redaction paths below are a second line of
 // defence, so an API key that some future log call passes along by accident is still censored.
 import { pino, type DestinationStream, type Logger } from 'pino';
 
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'apiKey',
   '*.apiKey',
   '*.*.apiKey',

@@ -1,19 +1,26 @@
 // Prometheus metrics (prom-client), one registry per service instance so tests can run several.
-// Gauges that describe the present (peers, connected stake, queue depth, in-flight work) read
-// their source at scrape time, so they are never stale; event-loop lag and the process figures
+// Counters and histograms are recorded as events happen: the parts of the service report to the
+// adapters below (nodeCall, peerRefused, aggregatorEvents, proxyRequest). Gauges that describe
+// the present (peers, connected stake, queue depth, in-flight work) read the parts given to
+// readLiveFrom at scrape time, so they are never stale. Event-loop lag and the process figures
 // come from prom-client's default metrics under the warpgate_ prefix
 // (warpgate_nodejs_eventloop_lag_seconds and friends).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AggregatorOptions } from '../aggregator/aggregator.js';
+import type { NodeCallEvent } from '../node/transport.js';
+import type { ProxyObservation } from '../proxy/index.js';
+import type { HttpMetrics } from '../server/routes/ops.js';
 
-export interface MetricSources {
+/** The live state the gauges read at every scrape. */
+interface LiveSources {
   workerQueue: () => number;
   peersConnected: () => number;
   aggregationsInFlight: () => number;
   /** Connected stake of each subnet readiness checks (see readiness.ts). */
-  connectedStake?: () => Promise<{ subnet: string; percent: number }[]>;
+  connectedStake: () => Promise<{ subnet: string; percent: number }[]>;
 }
 
-export class Metrics {
+export class Metrics implements HttpMetrics {
   readonly registry = new Registry();
   readonly aggregationSeconds: Histogram<'outcome'>;
   readonly signedWeightRatio: Histogram<string>;
@@ -31,9 +38,22 @@ export class Metrics {
   readonly workerQueueDepth: Gauge<string>;
   readonly aggregationsInFlight: Gauge<string>;
   readonly httpRequests: Counter<'route' | 'status'>;
+  /** Until readLiveFrom is called (the parts are built after the metrics they report to), the live gauges read 0. */
+  private live: LiveSources | undefined;
 
-  constructor(sources: MetricSources) {
+  constructor() {
     const registers = [this.registry];
+    // prom-client calls collect() with the metric as `this`.
+    const metrics = this;
+    const liveGauge = (name: string, help: string, read: (live: LiveSources) => number): Gauge<string> =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          if (metrics.live) this.set(read(metrics.live));
+        },
+      });
     collectDefaultMetrics({ register: this.registry, prefix: 'warpgate_', eventLoopMonitoringPrecision: 10 });
     this.aggregationSeconds = new Histogram({
       name: 'warpgate_aggregation_seconds',
@@ -50,14 +70,7 @@ export class Metrics {
     });
     this.lastSignedWeight = new Gauge({ name: 'warpgate_last_signed_weight', help: 'Signed weight of the last successful aggregation', registers });
     this.lastTotalWeight = new Gauge({ name: 'warpgate_last_total_weight', help: 'Total weight of the last successful aggregation', registers });
-    this.peersConnected = new Gauge({
-      name: 'warpgate_peers_connected',
-      help: 'Signer peers connected and authenticated',
-      registers,
-      collect() {
-        this.set(sources.peersConnected());
-      },
-    });
+    this.peersConnected = liveGauge('warpgate_peers_connected', 'Signer peers connected and authenticated', (live) => live.peersConnected());
     this.peerRefusals = new Counter({
       name: 'warpgate_peer_connections_refused_total',
       help: 'Connections that dialed in on the peer path and were refused before authenticating, by reason',
@@ -70,8 +83,8 @@ export class Metrics {
       labelNames: ['subnet'],
       registers,
       async collect() {
-        if (!sources.connectedStake) return;
-        const stakes = await sources.connectedStake();
+        if (!metrics.live) return;
+        const stakes = await metrics.live.connectedStake();
         this.reset();
         for (const s of stakes) this.set({ subnet: s.subnet }, s.percent);
       },
@@ -82,22 +95,52 @@ export class Metrics {
     this.pchainErrors = new Counter({ name: 'warpgate_pchain_call_errors_total', help: 'Failed P-Chain calls by method and kind', labelNames: ['method', 'kind'], registers });
     this.proxyRequests = new Counter({ name: 'warpgate_proxy_requests_total', help: 'Forwarded read requests by route and status', labelNames: ['route', 'status'], registers });
     this.proxyUpstreamSeconds = new Histogram({ name: 'warpgate_proxy_upstream_seconds', help: 'Upstream latency of forwarded requests', labelNames: ['upstream'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
-    this.workerQueueDepth = new Gauge({
-      name: 'warpgate_worker_queue_depth',
-      help: 'BLS tasks waiting for a worker thread',
-      registers,
-      collect() {
-        this.set(sources.workerQueue());
-      },
-    });
-    this.aggregationsInFlight = new Gauge({
-      name: 'warpgate_aggregations_in_flight',
-      help: 'Aggregations under way',
-      registers,
-      collect() {
-        this.set(sources.aggregationsInFlight());
-      },
-    });
+    this.workerQueueDepth = liveGauge('warpgate_worker_queue_depth', 'BLS tasks waiting for a worker thread', (live) => live.workerQueue());
+    this.aggregationsInFlight = liveGauge('warpgate_aggregations_in_flight', 'Aggregations under way', (live) => live.aggregationsInFlight());
     this.httpRequests = new Counter({ name: 'warpgate_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers });
+  }
+
+  /** The parts the live gauges read from now on. */
+  readLiveFrom(sources: LiveSources): void {
+    this.live = sources;
+  }
+
+  /** One call to the node (the JSON-RPC transport's observer). */
+  readonly nodeCall = (e: NodeCallEvent): void => {
+    this.pchainSeconds.observe({ method: e.method }, e.ms / 1000);
+    if (e.error) this.pchainErrors.inc({ method: e.method, kind: e.error });
+  };
+
+  /** A connection that dialed in on the peer path was refused. */
+  readonly peerRefused = (reason: string): void => {
+    this.peerRefusals.inc({ reason });
+  };
+
+  /** What the aggregator reports: answers from peers, cache lookups, finished aggregations. */
+  readonly aggregatorEvents: NonNullable<AggregatorOptions['events']> = {
+    onResponse: (result) => this.signatureResponses.inc({ result }),
+    onCache: (hit) => this.signatureCache.inc({ result: hit ? 'hit' : 'miss' }),
+    onAggregation: (e) => {
+      this.aggregationSeconds.observe({ outcome: e.outcome }, e.ms / 1000);
+      if (e.signedWeight !== undefined && e.totalWeight !== undefined && e.totalWeight > 0n) {
+        this.signedWeightRatio.observe(Number(e.signedWeight) / Number(e.totalWeight));
+        this.lastSignedWeight.set(Number(e.signedWeight));
+        this.lastTotalWeight.set(Number(e.totalWeight));
+      }
+    },
+  };
+
+  /** One forwarded read request (the proxy's observer). */
+  readonly proxyRequest = (e: ProxyObservation): void => {
+    this.proxyRequests.inc({ route: e.route, status: String(e.status) });
+    if (e.upstream && e.upstreamMs !== undefined) this.proxyUpstreamSeconds.observe({ upstream: e.upstream }, e.upstreamMs / 1000);
+  };
+
+  countRequest(route: string, status: number): void {
+    this.httpRequests.inc({ route, status: String(status) });
+  }
+
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
   }
 }

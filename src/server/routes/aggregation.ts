@@ -1,0 +1,110 @@
+// The aggregation endpoints: POST …/{network}/aggregateSignatures (Data API dialect), POST
+// /aggregate-signatures (icm-services'), and GET …/aggregateSignatures/{txHash} (the L1 message
+// a P-Chain transaction determines). Each is rate-limited per client, parsed, checked against
+// the network served and aggregated within one deadline that starts at its arrival.
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import type { Aggregator, AggregationRequest } from '../../aggregator/aggregator.js';
+import type { Deadline } from '../../aggregator/deadline.js';
+import type { Config } from '../../config/config.js';
+import { clientAddress } from '../../proxy/client-identity.js';
+import { RateLimiter } from '../../util/rate-limit.js';
+import { parseAggregationBody, parseTxRequest, toAggregationRequest } from '../aggregation-request.js';
+import { GLACIER, ICM, ICM_PATH, type Dialect } from '../dialects.js';
+import { BadRequestError, HttpError, sendError } from '../errors.js';
+import { checkMessageNetwork, networkIdForPath, requireNetwork, type ServedNetwork } from '../network.js';
+import type { QuorumOptions } from '../quorum-options.js';
+
+/**
+ * Builds the message a justification alone determines, or a P-Chain transaction's L1 message.
+ * `signal` is the request's deadline: P-Chain reads stop waiting when it aborts.
+ */
+export interface L1MessageBuilder {
+  fromJustification(justification: Uint8Array, options: QuorumOptions, networkId: number | undefined, opts?: { signal?: AbortSignal }): Promise<AggregationRequest | null>;
+  fromTransaction(txId: Uint8Array, networkId: number, options: QuorumOptions, opts?: { signal?: AbortSignal }): Promise<AggregationRequest>;
+}
+
+export interface AggregationRouteDeps {
+  config: Config;
+  aggregator: Aggregator;
+  logger: Logger;
+  l1?: L1MessageBuilder;
+  /** The node's network ID (info.getNetworkID); absent when no node is configured. */
+  nodeNetworkId?: () => Promise<number>;
+}
+
+export function mountAggregationRoutes(app: Express, deps: AggregationRouteDeps): void {
+  const { config, aggregator, logger, l1 } = deps;
+  const json = express.json({ limit: config.limits.bodyBytes, type: () => true, strict: false });
+  const served: ServedNetwork = { localNetworkId: config.localNetworkId, nodeNetworkId: deps.nodeNetworkId };
+
+  // Aggregations cost every validator a signature and the node its validator sets: per client IP,
+  // whatever API key it sends (no upstream checks keys here, so an invented one would buy more).
+  const perMinute = config.rateLimit.aggregationsPerMinute;
+  const budget = perMinute > 0 ? new RateLimiter({ requestsPerMinute: perMinute }) : undefined;
+  const limitAggregations = (req: Request, _res: Response, next: NextFunction): void => {
+    const taken = budget?.take(`ip ${clientAddress(req)}`);
+    if (taken && !taken.ok) {
+      const s = String(taken.retryAfterSeconds);
+      return next(new HttpError(429, `rate limit exceeded: at most ${perMinute} aggregation requests a minute per client; retry in ${s} s`, { 'retry-after': s }));
+    }
+    next();
+  };
+
+  /** Runs one request's work within its deadline, counted from now, and answers in `dialect`. */
+  const answer = async (req: Request, res: Response, dialect: Dialect, work: (deadline: Deadline) => Promise<AggregationRequest>): Promise<void> => {
+    try {
+      const deadline = aggregator.startDeadline();
+      let signed: Uint8Array;
+      try {
+        const request = await work(deadline);
+        signed = (await aggregator.aggregate(request, { deadline })).signedMessage;
+      } finally {
+        deadline.dispose();
+      }
+      const { status, body } = dialect.answer(signed);
+      res.status(status).json(body);
+    } catch (err) {
+      sendError(res, dialect, err, req.log ?? logger);
+    }
+  };
+
+  /** A POST body's request; `network` is the Glacier path's. */
+  const fromBody = async (req: Request, names: Dialect['fields'], network: string | undefined, deadline: Deadline): Promise<AggregationRequest> => {
+    if (network !== undefined) requireNetwork(network);
+    const parsed = parseAggregationBody(req.body, names, config.limits.justificationBytes);
+    let request: AggregationRequest | null = null;
+    if (parsed.messageHex !== undefined) {
+      request = toAggregationRequest(parsed, names, parsed.messageHex);
+    } else if (l1) {
+      deadline.phase = `the P-Chain was being read for the message the ${names.justification} determines`;
+      const networkId = network === undefined ? undefined : networkIdForPath(network, served);
+      request = await l1.fromJustification(parsed.justification, parsed, networkId, { signal: deadline.signal });
+    }
+    if (!request) {
+      throw new BadRequestError(names.message, `is required: the ${names.justification} given does not determine a message (only a subnet ID or an L1ValidatorRegistrationJustification does)`);
+    }
+    deadline.phase = "the node's network ID was being read (info.getNetworkID)";
+    await checkMessageNetwork(request.message.networkId, served, network, deadline.signal);
+    return request;
+  };
+
+  app.post('/v1/signatureAggregator/:network/aggregateSignatures', limitAggregations, json, (req, res) =>
+    answer(req, res, GLACIER, (deadline) => fromBody(req, GLACIER.fields, String(req.params.network), deadline)),
+  );
+
+  app.get('/v1/signatureAggregator/:network/aggregateSignatures/:txHash', limitAggregations, (req, res) =>
+    answer(req, res, GLACIER, async (deadline) => {
+      if (!l1) throw new HttpError(404, 'P-Chain transaction messages are not served here');
+      const network = String(req.params.network);
+      const tx = parseTxRequest(network, String(req.params.txHash), req.query as Record<string, unknown>, GLACIER.fields);
+      deadline.phase = 'the P-Chain transaction was being read';
+      const request = await l1.fromTransaction(tx.txId, tx.networkId, tx.options, { signal: deadline.signal });
+      deadline.phase = "the node's network ID was being read (info.getNetworkID)";
+      await checkMessageNetwork(request.message.networkId, served, network, deadline.signal);
+      return request;
+    }),
+  );
+
+  app.post(ICM_PATH, limitAggregations, json, (req, res) => answer(req, res, ICM, (deadline) => fromBody(req, ICM.fields, undefined, deadline)));
+}

@@ -1,0 +1,142 @@
+// One running service from a Config, built in dependency order: logger, metrics (the registry the
+// parts report to), BLS pool, node client, validator sets and the peer admission they feed, signer
+// peers, readiness, aggregator, forwarded read endpoints, then the HTTP app and server. close() is
+// the graceful shutdown and takes the parts down in reverse: stop accepting, let in-flight
+// aggregations finish up to the grace period, then close peers, upstream connections and workers.
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { loadBackend } from '../bls/index.js';
+import { Aggregator, type ValidatorSets } from '../aggregator/aggregator.js';
+import { SignatureCache } from '../aggregator/signature-cache.js';
+import type { VerificationStrategy } from '../aggregator/verification.js';
+import { BlsPool } from '../bls-pool/pool.js';
+import type { PChainClient } from '../node/pchain.js';
+import type { PeerPool } from '../peers/pool.js';
+import { createProxyRouter } from '../proxy/index.js';
+import { redactConfig, type Config } from '../config/config.js';
+import { createApp } from '../server/app.js';
+import type { L1MessageBuilder } from '../server/routes/aggregation.js';
+import { createHttpServer, listen, stopListening } from './http-server.js';
+import { createLogger } from './logger.js';
+import { Metrics } from './metrics.js';
+import { connectNode, type NodeClient } from './node-client.js';
+import { createPeerPool } from './peers.js';
+import { Readiness } from './readiness.js';
+import { openValidatorSets } from './validator-sets.js';
+
+export interface Service {
+  url: string;
+  port: number;
+  server: Server;
+  peers: PeerPool;
+  aggregator: Aggregator;
+  pool: BlsPool;
+  metrics: Metrics;
+  logger: Logger;
+  pchain: PChainClient | null;
+  sets: ValidatorSets;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  logger?: Logger;
+  /** How the aggregator checks collected signatures; its own (running sums) unless injected (the bench's baseline). */
+  verification?: VerificationStrategy;
+  /** Builds P-Chain L1 messages (GET …/aggregateSignatures/{txHash}, justification-only POSTs). */
+  l1?: (node: NodeClient) => L1MessageBuilder;
+}
+
+export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const metrics = new Metrics();
+  const bls = loadBackend(config.bls.backend, { onFallback: (reason) => logger.warn({ reason }, 'blst could not load; using the pure-JS BLS backend') });
+  const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue });
+  await pool.warm();
+
+  const node = connectNode(config, metrics.nodeCall);
+  const { sets, admission, stopRefresh, subnets } = openValidatorSets(config, node?.pchain ?? null, bls, logger);
+  const peers = createPeerPool(config, pool, admission, metrics.peerRefused, logger);
+  const readiness = new Readiness({ node: node?.pchain ?? null, sets, peers, subnets, quorumPercentage: config.readiness.quorumPercentage });
+  const aggregator = new Aggregator({
+    sets,
+    peers,
+    pool,
+    cache: new SignatureCache(config.signatureCache),
+    deadlineMs: config.aggregation.deadlineMs,
+    requestTimeoutMs: config.aggregation.requestTimeoutMs,
+    maxConcurrent: config.aggregation.maxConcurrent,
+    fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
+    verification: opts.verification,
+    events: metrics.aggregatorEvents,
+  });
+  const proxy = createProxyRouter({
+    upstreams: {
+      dataApi: config.upstreams.dataApi ?? undefined,
+      metricsApi: config.upstreams.metricsApi ?? undefined,
+      node: config.upstreams.node ?? undefined,
+      apiKey: config.upstreams.apiKey ?? undefined,
+    },
+    publicMode: config.publicMode,
+    rateLimit: config.rateLimit,
+    timeoutMs: config.proxy.timeoutMs,
+    maxResponseBytes: config.proxy.maxResponseBytes,
+    cacheTtlMs: config.proxy.cacheTtlMs,
+    logger: logger.child({ component: 'proxy' }),
+    observe: metrics.proxyRequest,
+  });
+  metrics.readLiveFrom({
+    workerQueue: () => pool.backlog,
+    peersConnected: () => peers.connectedKeys().length,
+    aggregationsInFlight: () => aggregator.active,
+    connectedStake: async () => (await readiness.connectedStake()).map((s) => ({ subnet: s.subnetId, percent: s.connectedPercent })),
+  });
+
+  const app = createApp({
+    config,
+    aggregator,
+    metrics,
+    logger,
+    readiness: () => readiness.check(),
+    proxyRouter: proxy.router,
+    l1: node && opts.l1 ? opts.l1(node) : undefined,
+    nodeNetworkId: node?.nodeNetworkId,
+  });
+  const { server, gate } = createHttpServer(config, app);
+  peers.attach(server, config.peerPath);
+
+  let port: number;
+  try {
+    port = await listen(server, config);
+    peers.start();
+  } catch (err) {
+    // A port in use must end the process, not leave worker threads and upstream sockets alive;
+    // nothing may stay listening or running behind a failed start.
+    if (server.listening) await stopListening(server);
+    stopRefresh();
+    await Promise.allSettled([peers.close(), proxy.close(), pool.close()]);
+    throw err;
+  }
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host}:${port}`;
+  logger.info({ url, address: `${config.host}:${port}`, config: redactConfig(config), bls: bls.name }, 'warpgate listening');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      logger.info({ inFlightRequests: gate.inFlight, inFlightAggregations: aggregator.active }, 'shutting down');
+      // Stop accepting: no new connections, new requests on open ones get 503, idle ones close.
+      gate.begin();
+      const stopped = stopListening(server);
+      server.closeIdleConnections();
+      // In-flight requests (aggregations above all) finish and are flushed, up to the grace period.
+      const drained = await gate.drained(config.shutdownGraceMs);
+      if (!drained) logger.warn({ inFlightRequests: gate.inFlight, graceMs: config.shutdownGraceMs }, 'grace period over: cutting in-flight requests');
+      server.closeAllConnections();
+      stopRefresh();
+      await Promise.all([stopped, peers.close(), proxy.close()]);
+      await pool.close();
+      logger.info('stopped');
+    })());
+
+  return { url, port, server, peers, aggregator, pool, metrics, logger, pchain: node?.pchain ?? null, sets, close };
+}

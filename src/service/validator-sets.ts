@@ -1,0 +1,61 @@
+// The validator sets the service reads (from the node's P-Chain, cached), and the peer admission
+// they feed: signers that dial in are admitted only with a key of a validator set the service
+// has read (or an allowed one), checked before their proof is, so every set read passes through
+// the admission's tracking (peer-admission.ts).
+import type { Logger } from 'pino';
+import type { BlsBackend } from '../bls/types.js';
+import type { ValidatorSets } from '../aggregator/aggregator.js';
+import type { PChainClient } from '../node/pchain.js';
+import { PeerAdmission } from '../peers/admission.js';
+import { ValidatorSetCache } from '../validators/set-cache.js';
+import { parseCb58Id } from '../warp/cb58.js';
+import { bytesToHex } from '../warp/hex.js';
+import type { Config } from '../config/config.js';
+import { HttpError } from '../server/errors.js';
+import { keepSubnetSetsCurrent, trackValidatorSets } from './peer-admission.js';
+
+class NoNodeConfigured implements ValidatorSets {
+  private fail(): never {
+    throw new HttpError(503, 'upstreams.node is not configured: validator sets cannot be read from the P-Chain');
+  }
+  get(): Promise<never> {
+    return Promise.reject(this.fail());
+  }
+  signingSubnetFor(): Promise<never> {
+    return Promise.reject(this.fail());
+  }
+}
+
+interface ServedValidatorSets {
+  /** Every set read here is seen by `admission`. */
+  sets: ValidatorSets;
+  admission: PeerAdmission;
+  /** Keeps the current sets of readiness.subnets read (for admission) until called. */
+  stopRefresh: () => void;
+  /** readiness.subnets: the subnets the service serves, as configured and as bytes. */
+  subnets: { name: string; id: Uint8Array }[];
+}
+
+export function openValidatorSets(config: Config, pchain: PChainClient | null, bls: BlsBackend, logger: Logger): ServedValidatorSets {
+  const subnets = config.readiness.subnets.map((name) => ({ name, id: parseCb58Id(name, 'readiness.subnets') }));
+  const admission = new PeerAdmission({
+    mode: config.peerAdmission.mode,
+    allowedKeys: config.peerAdmission.allowedKeys,
+    pinnedSubnets: subnets.map((s) => bytesToHex(s.id)),
+    // As many as the set cache keeps: fixed heights and current sets.
+    maxSets: 2 * config.validatorSets.maxEntries,
+  });
+  const { currentTtlMs, currentMaxStaleMs, maxEntries, maxLookback } = config.validatorSets;
+  const read: ValidatorSets = pchain ? new ValidatorSetCache({ client: pchain, bls, currentTtlMs, currentMaxStaleMs, maxEntries, maxLookback }) : new NoNodeConfigured();
+  const sets = trackValidatorSets(read, admission);
+  if (admission.mode === 'validators' && subnets.length === 0 && config.peerAdmission.allowedKeys.length === 0) {
+    logger.warn(
+      'peerAdmission.mode is validators but readiness.subnets and peerAdmission.allowedKeys are empty: a signer that dials in is admitted only once an aggregation has read its validator set',
+    );
+  }
+  const stopRefresh =
+    pchain && admission.mode === 'validators'
+      ? keepSubnetSetsCurrent({ sets, subnets, intervalMs: config.peerAdmission.setRefreshMs, logger: logger.child({ component: 'peers' }) })
+      : () => {};
+  return { sets, admission, stopRefresh, subnets };
+}
