@@ -70,26 +70,26 @@ export interface PeerPoolOptions {
 }
 
 /** Why a connection that dialed in was turned away before it authenticated. */
-export type InboundRefusal = RefusalKind | 'full' | 'not-admitted';
+type InboundRefusal = RefusalKind | 'full' | 'not-admitted';
 
-export interface PeerPoolEvents {
+interface PeerPoolEvents {
   connected: [publicKey: string];
   disconnected: [publicKey: string];
   /** A connection that dialed in was refused (for a metric: the log lines are rate-limited). */
   refused: [kind: InboundRefusal];
 }
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
-export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Production defaults of the inbound limits (the config schema has the same). */
-export const DEFAULT_INBOUND = {
+const DEFAULT_INBOUND = {
   maxInboundPeers: 10_000,
   maxPendingHandshakes: 256,
   maxPendingPerIp: 8,
   handshakesPerMinutePerIp: 60,
   helloTimeoutMs: 3_000,
 } as const;
-export const DEFAULT_PEERS_PATH = '/v1/peers';
+const DEFAULT_PEERS_PATH = '/v1/peers';
 
 function positiveInt(value: number | undefined, name: string, fallback: number): number {
   const v = value ?? fallback;
