@@ -21,7 +21,7 @@ import { CloseCode, DEFAULT_MAX_FRAME_BYTES, ProtocolError, encodeSignBody } fro
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
 import { silentLogger, type PeerLogger } from './logger.js';
 import { InboundGate, type RefusalKind } from './inbound-gate.js';
-import { DEFAULT_PENALTIES, PenaltyBox, type PenaltyOptions } from './penalties.js';
+import { DEFAULT_PENALTIES, PenaltyBox, type PenaltyOptions } from '../util/penalty-box.js';
 import { DEFAULT_LOG_LIMIT, LogLimiter } from '../util/log-limiter.js';
 import { ServiceSession, type SessionHooks, type SessionLimits } from './service-session.js';
 import { socketOptions } from './socket.js';
