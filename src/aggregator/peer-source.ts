@@ -1,7 +1,7 @@
 // What a collection needs from a signer transport: the WebSocket peer pool (src/peers) and the
 // avalanchego p2p network (src/p2p) both satisfy it structurally, and a test or the bench can
 // wrap either. The aggregator knows no transport; transports and the aggregator share the
-// failure vocabulary of src/peers/errors.ts (an error's `reason`: 'timeout', 'aborted', …).
+// failure vocabulary of src/util/request-failure.ts (an error's `reason`: 'timeout', 'aborted', …).
 
 export interface SignatureRequest {
   /** Unsigned Warp message bytes, exactly as validators sign them. */

@@ -61,7 +61,7 @@ export interface PossessionJob {
 }
 
 /** Every kind of job a worker runs: what it takes, and what it gives back. */
-export interface Jobs {
+interface Jobs {
   /** Starts a thread (and its BLS backend) before the first real job. */
   ping: { job: null; result: true };
   /** Checks each signature as avalanchego accepts one and adds the accepted ones (and the base sums) up. */

@@ -7,19 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Blst from '@chainsafe/blst';
-import {
-  PUBLIC_KEY_LENGTH,
-  SECRET_KEY_LENGTH,
-  SIGNATURE_LENGTH,
-} from './constants.js';
+import { PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_LENGTH } from './constants.js';
 import { expectLength, ownCopy, parseSecretScalar, REASON } from './input-checks.js';
-import {
-  BlsError,
-  type BlsBackend,
-  type PublicKey,
-  type SecretKey,
-  type Signature,
-} from './types.js';
+import { BlsError, type BlsBackend, type PublicKey, type SecretKey, type Signature } from './types.js';
 
 type BlstModule = typeof Blst;
 

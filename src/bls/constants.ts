@@ -7,7 +7,6 @@ export const POP_DST = 'BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_';
 
 export const SECRET_KEY_LENGTH = 32;
 export const PUBLIC_KEY_LENGTH = 48;
-export const PUBLIC_KEY_UNCOMPRESSED_LENGTH = 96;
 export const SIGNATURE_LENGTH = 96;
 
 /** r, the order of G1 and G2; a secret key is a scalar in [1, r). */

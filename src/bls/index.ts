@@ -9,7 +9,7 @@ export * from './types.js';
 export * from './constants.js';
 export { BlstUnavailableError } from './blst-backend.js';
 
-export interface LoadBackendOptions {
+interface LoadBackendOptions {
   /**
    * Told once per process, the first time blst turns out to be unusable and noble is used in
    * its place (e.g. to log a warning). This module never writes to the console itself.
@@ -17,7 +17,7 @@ export interface LoadBackendOptions {
   onFallback?: (reason: string) => void;
 }
 
-export interface BackendRegistry {
+interface BackendRegistry {
   loadBackend(name?: BackendName, options?: LoadBackendOptions): BlsBackend;
   nobleBackend(): BlsBackend;
   /** Why blst could not be used, once a load has been attempted and failed; else undefined. */

@@ -4,7 +4,7 @@
 // multiplyUnsafe per point at 1,000 points.
 
 /** The little of a curve point's API this needs (noble's G1 and G2 points both fit). */
-export interface GroupElement<P> {
+interface GroupElement<P> {
   add(other: P): P;
   double(): P;
 }

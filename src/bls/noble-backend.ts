@@ -9,23 +9,11 @@ import type { AffinePoint } from '@noble/curves/abstract/curve.js';
 import type { Fp2 } from '@noble/curves/abstract/tower.js';
 import type { WeierstrassPoint } from '@noble/curves/abstract/weierstrass.js';
 import { bytesToNumberBE, numberToBytesBE } from '@noble/curves/utils.js';
-import {
-  POP_DST,
-  PUBLIC_KEY_LENGTH,
-  SECRET_KEY_LENGTH,
-  SIGNATURE_DST,
-  SIGNATURE_LENGTH,
-} from './constants.js';
+import { POP_DST, PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_DST, SIGNATURE_LENGTH } from './constants.js';
 import { expectLength, ownCopy, parseSecretScalar, REASON } from './input-checks.js';
 import { multiScalarMul64 } from './msm.js';
 import { randomNonZeroScalars } from './random-scalars.js';
-import {
-  BlsError,
-  type BlsBackend,
-  type PublicKey,
-  type SecretKey,
-  type Signature,
-} from './types.js';
+import { BlsError, type BlsBackend, type PublicKey, type SecretKey, type Signature } from './types.js';
 
 type G1Point = WeierstrassPoint<bigint>;
 type G2Point = WeierstrassPoint<Fp2>;

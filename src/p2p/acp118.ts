@@ -17,6 +17,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { SignatureRequestSchema, SignatureResponseSchema } from './gen/sdk/sdk_pb.js';
 import { SIGNATURE_REQUEST_HANDLER_ID } from './constants.js';
+import type { MessageBody } from './messages.js';
 
 export const APP_ERROR = { unexpected: -1, unregisteredHandler: -2, notValidator: -3, throttled: -4 } as const;
 export const EVM_VERIFIER_ERROR = { parse: 1, verify: 2 } as const;
@@ -72,6 +73,13 @@ export function encodeSignatureRequestAppBytes(message: Uint8Array, justificatio
 }
 
 /** The signature of an AppResponse's app_bytes; throws for bytes that are not a SignatureResponse. */
+/** The AppRequest asking a node to sign: its deadline is relative, in nanoseconds, and positive. */
+export function signatureAppRequest(req: { chainId: Uint8Array; message: Uint8Array; justification: Uint8Array }, requestId: number, timeoutMs: number): MessageBody {
+  const deadline = BigInt(Math.max(1, Math.ceil(timeoutMs))) * 1_000_000n;
+  const appBytes = encodeSignatureRequestAppBytes(req.message, req.justification);
+  return { case: 'appRequest', value: { $typeName: 'p2p.AppRequest', chainId: req.chainId, requestId, deadline, appBytes } };
+}
+
 export function decodeSignatureResponse(appBytes: Uint8Array): Uint8Array {
   return fromBinary(SignatureResponseSchema, appBytes).signature;
 }

@@ -13,7 +13,7 @@ const MAX_HASHES = 16;
 const MIN_ENTRIES = 1;
 const MASK64 = (1n << 64n) - 1n;
 
-export interface BloomFilter {
+interface BloomFilter {
   readonly seeds: readonly bigint[];
   readonly entries: Uint8Array;
 }

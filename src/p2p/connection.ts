@@ -4,78 +4,24 @@
 // (network/peer/peer.go handlePeerList). Afterwards: exactly one empty Pong per Ping, our own
 // Pings, ACP-118 requests multiplexed by odd request ID with per-request deadlines, all timing
 // on one timer per connection. Misbehaviour closes the connection with a fault.
-import { create } from '@bufbuild/protobuf';
 import type { TLSSocket } from 'node:tls';
-import type { BlsBackend, PublicKey } from '../bls/index.js';
+import type { PublicKey } from '../bls/index.js';
 import { bytesEqual, bytesToHex } from '../warp/hex.js';
 import type { CloseReason } from './errors.js';
 import type { AppRequest, ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
-import { ClaimedIpPortSchema } from './gen/p2p/p2p_pb.js';
 import { HandshakeRefusedError, P2PProtocolError, P2PRequestError, type P2PRequestFailure, type PeerFault } from './errors.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
-import { buildHandshake, checkPeerHandshake, type OurHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
-import { decodeSignatureResponse, encodeSignatureRequestAppBytes, OddRequestIds } from './acp118.js';
+import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
+import { decodeSignatureResponse, OddRequestIds, signatureAppRequest } from './acp118.js';
 import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
+import { ourHandshake } from './local-side.js';
 import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S } from './constants.js';
-import { ipFromWireBytes, unsignedIpBytes, verifyIpTlsSignature } from './signed-ip.js';
-import { parseStakingCertificate, type StakingCertificate } from './staking-certificate.js';
-import type { ClientVersion } from './version.js';
+import type { ConnectionLimits, DiscoveredPeer, InboundAppRequest, LocalSide, P2PAnswer, SignatureRequestInput } from './connection-types.js';
+import { readPeerList } from './peer-list.js';
+import type { StakingCertificate } from './staking-certificate.js';
 
 export { type CloseReason } from './errors.js';
-
-export interface ConnectionLimits {
-  maxMessageBytes: number;
-  /** From the TLS session to the peer's PeerList. */
-  handshakeTimeoutMs: number;
-  pingIntervalMs: number;
-  /** Close when nothing has been read for this long. */
-  silenceTimeoutMs: number;
-  maxOutstandingRequests: number;
-  maxMessagesPerSecond: number;
-  maxWriteBufferBytes: number;
-  /** PeerList entries examined per message (a node sends at most 15 by default). */
-  maxClaimedIpsPerPeerList: number;
-}
-
-/** What this side is and claims. */
-export interface LocalSide {
-  networkId: number;
-  bls: BlsBackend;
-  signedIp: SignedIp;
-  version: ClientVersion;
-  /** Peers below this version are refused. */
-  minCompatible: ClientVersion;
-  upgradeTimeSeconds: number;
-  trackedSubnets: readonly Uint8Array[];
-  allSubnets: boolean;
-  supportedAcps: readonly number[];
-  objectedAcps: readonly number[];
-  currentAcps: ReadonlySet<number>;
-  maxClockDifferenceS: number;
-  /** Milliseconds since the epoch (the simulated node shifts it to model clock skew). */
-  now(): number;
-  /** Send PeerList, GetPeerList and App* zstd-compressed, as avalanchego does by default. */
-  compressOutbound: boolean;
-  /** avalanchego skips messages it cannot parse; warpgate disconnects and penalises. */
-  onUnparseable: 'disconnect' | 'ignore';
-}
-
-export interface InboundAppRequest {
-  chainId: Uint8Array;
-  requestId: number;
-  deadlineNs: bigint;
-  appBytes: Uint8Array;
-}
-
-/** A peer learnt from a PeerList entry whose signature checked out. */
-export interface DiscoveredPeer {
-  nodeId: string;
-  host: string;
-  port: number;
-  timestamp: bigint;
-  certificate: StakingCertificate;
-}
 
 export interface ConnectionHooks {
   validatorBlsKey?(nodeId: string): PublicKey | undefined;
@@ -85,14 +31,6 @@ export interface ConnectionHooks {
   onClosed?(conn: P2PConnection, reason: CloseReason): void;
   onAppRequest?(conn: P2PConnection, req: InboundAppRequest): void;
   onDiscovered?(conn: P2PConnection, peers: DiscoveredPeer[]): void;
-}
-
-export type P2PAnswer = { kind: 'signature'; signature: Uint8Array } | { kind: 'refused'; code: number; reason: string };
-
-export interface SignatureRequestInput {
-  chainId: Uint8Array;
-  message: Uint8Array;
-  justification: Uint8Array;
 }
 
 interface Pending {
@@ -168,19 +106,7 @@ export class P2PConnection {
     this.socket.on('error', (err) => this.close({ kind: 'remote', detail: `socket error: ${err.message}` }));
     this.socket.on('close', () => this.close({ kind: 'remote', detail: 'the peer closed the connection' }));
     this.socket.on('end', () => this.close({ kind: 'remote', detail: 'the peer ended the connection' }));
-    const ours: OurHandshake = {
-      networkId: this.local.networkId,
-      nowSeconds: this.local.now() / 1000,
-      signedIp: this.local.signedIp,
-      version: this.local.version,
-      upgradeTimeSeconds: this.local.upgradeTimeSeconds,
-      trackedSubnets: this.local.trackedSubnets,
-      supportedAcps: this.local.supportedAcps,
-      objectedAcps: this.local.objectedAcps,
-      knownPeers: emptyKnownPeers(),
-      allSubnets: this.local.allSubnets,
-    };
-    this.send({ case: 'handshake', value: buildHandshake(ours) });
+    this.send({ case: 'handshake', value: buildHandshake(ourHandshake(this.local)) });
     this.reschedule();
   }
 
@@ -195,14 +121,7 @@ export class P2PConnection {
     const requestId = this.requestIds.take((id) => this.pending.has(id) || this.expired.has(id));
     let frame: Uint8Array;
     try {
-      const appBytes = encodeSignatureRequestAppBytes(req.message, req.justification);
-      frame = encodeFrame(
-        encodeMessage(
-          { case: 'appRequest', value: { $typeName: 'p2p.AppRequest', chainId: req.chainId, requestId, deadline: BigInt(Math.max(1, Math.ceil(timeoutMs))) * 1_000_000n, appBytes } },
-          { compress: this.local.compressOutbound },
-        ),
-        this.limits.maxMessageBytes,
-      );
+      frame = encodeFrame(encodeMessage(signatureAppRequest(req, requestId, timeoutMs), { compress: this.local.compressOutbound }), this.limits.maxMessageBytes);
     } catch (err) {
       return Promise.reject(new P2PRequestError('protocol', this.nodeId, `cannot frame the request: ${(err as Error).message}`));
     }
@@ -421,27 +340,13 @@ export class P2PConnection {
       this.hooks.onReady?.(this);
       if (this.isClosed) return;
     }
-    const discovered: DiscoveredPeer[] = [];
-    const maxTimestamp = BigInt(Math.floor(this.local.now() / 1000 + (this.local.maxClockDifferenceS ?? MAX_CLOCK_DIFFERENCE_S)));
-    for (const entry of entries.slice(0, this.limits.maxClaimedIpsPerPeerList)) {
-      let certificate: StakingCertificate;
-      try {
-        certificate = parseStakingCertificate(entry.x509Certificate);
-      } catch (err) {
-        return this.fault('bad-peer-list', `PeerList certificate: ${(err as Error).message}`);
-      }
-      const host = ipFromWireBytes(entry.ipAddr);
-      if (host === undefined) return this.fault('bad-peer-list', `PeerList IP of ${entry.ipAddr.length} bytes`);
-      const port = entry.ipPort & 0xffff;
-      if (port === 0) return this.fault('bad-peer-list', 'PeerList port 0');
-      // Like network.go track(): only IPs the node wants are verified (verification is the cost).
-      if (!this.hooks.wantsPeer?.(certificate.nodeId)) continue;
-      if (entry.timestamp > maxTimestamp) return this.fault('bad-peer-list', 'PeerList IP signed in the future');
-      if (!verifyIpTlsSignature(certificate.publicKey, unsignedIpBytes(entry.ipAddr, port, entry.timestamp), entry.signature)) {
-        return this.fault('bad-peer-list', `PeerList entry for ${certificate.nodeId} has a bad IP signature`);
-      }
-      discovered.push({ nodeId: certificate.nodeId, host, port, timestamp: entry.timestamp, certificate });
-    }
+    const read = readPeerList(entries, {
+      maxEntries: this.limits.maxClaimedIpsPerPeerList,
+      maxTimestamp: BigInt(Math.floor(this.local.now() / 1000 + (this.local.maxClockDifferenceS ?? MAX_CLOCK_DIFFERENCE_S))),
+      wantsPeer: (nodeId) => this.hooks.wantsPeer?.(nodeId) ?? false,
+    });
+    if ('fault' in read) return this.fault('bad-peer-list', read.fault);
+    const discovered = read.discovered;
     if (discovered.length > 0) this.hooks.onDiscovered?.(this, discovered);
   }
 
@@ -491,16 +396,4 @@ export class P2PConnection {
     }
     this.reschedule();
   }
-}
-
-/** A PeerList entry for a node that signed its address (what the simulated node gossips). */
-export function claimedIpPort(certDer: Uint8Array, signedIp: SignedIp, txId: Uint8Array = new Uint8Array(32)): ClaimedIpPort {
-  return create(ClaimedIpPortSchema, {
-    x509Certificate: certDer,
-    ipAddr: signedIp.ip,
-    ipPort: signedIp.port,
-    timestamp: signedIp.timestamp,
-    signature: signedIp.tlsSignature,
-    txId,
-  });
 }

@@ -11,12 +11,6 @@ export const MAX_CLOCK_DIFFERENCE_S = 60;
 export const PING_PONG_TIMEOUT_MS = 30_000;
 /** utils/constants/networking.go DefaultPingFrequency = 3/4 of the pong timeout. */
 export const PING_FREQUENCY_MS = (3 * PING_PONG_TIMEOUT_MS) / 4;
-/** utils/constants/networking.go DefaultNetworkReadHandshakeTimeout (the TLS upgrade). */
-export const READ_HANDSHAKE_TIMEOUT_MS = 15_000;
-/** utils/constants/networking.go DefaultInboundConnUpgradeThrottlerCooldown: one inbound upgrade per IP per 10 s. */
-export const INBOUND_UPGRADE_COOLDOWN_MS = 10_000;
-/** utils/constants/networking.go DefaultNetworkMaximumInboundTimeout: a node caps an AppRequest deadline at 10 s. */
-export const MAX_INBOUND_DEADLINE_MS = 10_000;
 /** network/peer/peer.go maxBloomSaltLen. */
 export const MAX_BLOOM_SALT_BYTES = 32;
 /** network/peer/peer.go maxNumTrackedSubnets. */
@@ -25,6 +19,3 @@ export const MAX_TRACKED_SUBNETS = 16;
 export const SIGNATURE_REQUEST_HANDLER_ID = 2;
 /** avalanchego's staking port, used as the claimed port of an outbound-only warpgate. */
 export const DEFAULT_STAKING_PORT = 9651;
-
-/** utils/constants/network_ids.go. */
-export const NETWORK_IDS = { mainnet: 1, fuji: 5, local: 12345 } as const;

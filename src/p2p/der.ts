@@ -9,7 +9,7 @@ export const TAG_SEQUENCE = 0x30;
 /** [0] EXPLICIT, constructed, context-specific: the certificate version. */
 export const TAG_CONTEXT_0 = 0xa0;
 
-export interface DerElement {
+interface DerElement {
   tag: number;
   body: Uint8Array;
 }

@@ -1,21 +1,8 @@
-// Typed errors of the p2p transport. The request failure vocabulary is the WebSocket peer pool's
-// (src/peers/errors.ts), so the aggregator can treat both transports alike.
+// Typed errors of the p2p transport. Request failures share the WebSocket peer pool's vocabulary
+// (util/request-failure.ts), so the aggregator treats both transports alike.
+import type { RequestFailure } from '../util/request-failure.js';
 
-export type P2PRequestFailure =
-  /** No answer before the deadline. */
-  | 'timeout'
-  /** The connection closed while the request was outstanding. */
-  | 'disconnected'
-  /** No connection (handshake and PeerList done) for that NodeID. */
-  | 'not-connected'
-  /** The peer answered with bytes that are not an ACP-118 response, or the request cannot be framed. */
-  | 'protocol'
-  /** The network was closed. */
-  | 'closed'
-  /** Too many requests outstanding to that peer. */
-  | 'overloaded'
-  /** The caller's AbortSignal fired. */
-  | 'aborted';
+export type P2PRequestFailure = RequestFailure;
 
 export class P2PRequestError extends Error {
   override readonly name = 'P2PRequestError';

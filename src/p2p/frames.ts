@@ -3,7 +3,7 @@
 // as soon as its 4 bytes arrive, before any of the body is buffered.
 import { P2PProtocolError } from './errors.js';
 
-export const FRAME_HEADER_BYTES = 4;
+const FRAME_HEADER_BYTES = 4;
 
 export function encodeFrame(body: Uint8Array, maxBytes: number): Uint8Array {
   if (body.length > maxBytes) throw new P2PProtocolError('oversized-frame', `message of ${body.length} bytes exceeds the ${maxBytes}-byte limit`);

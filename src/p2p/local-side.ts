@@ -2,7 +2,9 @@
 // once (as network/peer/ip_signer.go does for an unchanged IP).
 import type { BlsBackend, SecretKey } from '../bls/index.js';
 import { MAX_CLOCK_DIFFERENCE_S, DEFAULT_STAKING_PORT } from './constants.js';
-import type { LocalSide } from './connection.js';
+import type { LocalSide } from './connection-types.js';
+import { emptyKnownPeers } from './bloom.js';
+import type { OurHandshake } from './handshake.js';
 import type { StakingIdentity } from './identity.js';
 import { ipToWireBytes, signIpWithBls, signIpWithTlsKey, unsignedIpBytes } from './signed-ip.js';
 import { DEFAULT_CLIENT_VERSION, MAINNET_MIN_COMPATIBLE, UNSCHEDULED_UPGRADE_TIME_S, type ClientVersion } from './version.js';
@@ -61,5 +63,21 @@ export function makeLocalSide(o: LocalSideOptions): LocalSide {
     now,
     compressOutbound: o.compressOutbound ?? false,
     onUnparseable: o.onUnparseable ?? 'disconnect',
+  };
+}
+
+/** The Handshake fields this side sends, from what it claims. */
+export function ourHandshake(local: LocalSide): OurHandshake {
+  return {
+    networkId: local.networkId,
+    nowSeconds: local.now() / 1000,
+    signedIp: local.signedIp,
+    version: local.version,
+    upgradeTimeSeconds: local.upgradeTimeSeconds,
+    trackedSubnets: local.trackedSubnets,
+    supportedAcps: local.supportedAcps,
+    objectedAcps: local.objectedAcps,
+    knownPeers: emptyKnownPeers(),
+    allSubnets: local.allSubnets,
   };
 }

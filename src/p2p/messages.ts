@@ -8,7 +8,7 @@ import { P2PProtocolError } from './errors.js';
 import { zstdCompress, zstdDecompressCapped } from './compression.js';
 
 export type MessageBody = Exclude<Message['message'], { case: 'compressedZstd' } | { case: undefined }>;
-export type MessageKind = MessageBody['case'];
+type MessageKind = MessageBody['case'];
 
 /** Message kinds avalanchego may send compressed. */
 const COMPRESSIBLE = new Set<MessageKind>(['getPeerList', 'peerList', 'appRequest', 'appResponse', 'appError', 'appGossip']);
@@ -19,7 +19,7 @@ export function encodeMessage(body: MessageBody, opts: { compress?: boolean } = 
   return toBinary(MessageSchema, create(MessageSchema, { message: { case: 'compressedZstd', value: zstdCompress(plain) } }));
 }
 
-export type DecodedMessage =
+type DecodedMessage =
   | { kind: 'message'; body: MessageBody; compressed: boolean }
   /** A Message whose oneof case we do not model (or none): avalanchego's "unknown message". */
   | { kind: 'unknown' };

@@ -7,10 +7,12 @@ import { EventEmitter } from 'node:events';
 import { loadBackend, type BlsBackend, type PublicKey } from '../bls/index.js';
 import { P2PRequestError, type CloseReason } from './errors.js';
 import { MAX_MESSAGE_BYTES, PING_FREQUENCY_MS, PING_PONG_TIMEOUT_MS } from './constants.js';
-import { P2PConnection, type ConnectionLimits, type DiscoveredPeer, type P2PAnswer, type SignatureRequestInput } from './connection.js';
+import { P2PConnection } from './connection.js';
+import type { ConnectionLimits, DiscoveredPeer, P2PAnswer, SignatureRequestInput } from './connection-types.js';
 import { ephemeralStakingIdentity, type StakingIdentity } from './identity.js';
 import { makeLocalSide, type LocalSideOptions } from './local-side.js';
-import { DEFAULT_PENALTY_POLICY, DEFAULT_RECONNECT_POLICY, NodePenalties, reconnectDelay, type PenaltyPolicy, type ReconnectPolicy } from './reconnect.js';
+import { DEFAULT_PENALTY_POLICY, DEFAULT_RECONNECT_POLICY, reconnectDelay, type PenaltyPolicy, type ReconnectPolicy } from './reconnect.js';
+import { PenaltyBox } from '../util/penalty-box.js';
 import { dialPeer, P2PDialError } from './tls.js';
 import { initCompression } from './compression.js';
 
@@ -112,7 +114,7 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
   private readonly maxPeers: number;
   private readonly dialConcurrency: number;
   private readonly reconnect: ReconnectPolicy;
-  private readonly penalties: NodePenalties;
+  private readonly penalties: PenaltyBox;
   private readonly timers: Timers;
   private readonly logger: P2PLogger;
   private local: ReturnType<typeof makeLocalSide> | undefined;
@@ -136,7 +138,7 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
       throw new RangeError('reconnect needs 0 < minIntervalMs <= maxMs');
     }
     this.timers = options.timers ?? realTimers;
-    this.penalties = new NodePenalties(options.penalties ?? DEFAULT_PENALTY_POLICY, () => this.timers.now());
+    this.penalties = new PenaltyBox(options.penalties ?? DEFAULT_PENALTY_POLICY, () => this.timers.now());
     this.logger = options.logger ?? silent;
   }
 
@@ -204,7 +206,7 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
 
   /** A strike against a node (e.g. an invalid signature); at the threshold it is dropped for a cooldown. */
   penalize(nodeId: string, reason: string): void {
-    const banned = this.penalties.record(nodeId);
+    const banned = this.penalties.strike(nodeId);
     this.logger.warn({ nodeId, reason, banned }, banned ? 'p2p peer penalized, disconnecting it for a cooldown' : 'p2p peer penalized');
     if (banned) this.targets.get(nodeId)?.conn?.close({ kind: 'local', detail: `penalized: ${reason}` });
   }
@@ -257,7 +259,7 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
 
   private waitBeforeDial(state: TargetState): number {
     const now = this.timers.now();
-    const ban = this.penalties.banRemaining(state.target.nodeId);
+    const ban = this.penalties.cooldownRemaining(state.target.nodeId);
     const throttle = state.lastAttemptAt + this.reconnect.minIntervalMs - now;
     const backoff = state.failures === 0 ? 0 : state.lastAttemptAt + reconnectDelay(state.failures - 1, this.reconnect, this.options.random) - now;
     return Math.max(0, ban, throttle, backoff);

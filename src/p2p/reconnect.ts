@@ -2,7 +2,8 @@
 // per 10 s (network/throttling/inbound_conn_upgrade_throttler.go, cooldown from
 // utils/constants/networking.go), so attempts to one validator are never closer than
 // `minIntervalMs`; failures back off exponentially (with jitter) up to `maxMs`; a penalised
-// peer waits out its cooldown; strikes are bounded per node and in number of nodes.
+// peer waits out its cooldown (util/penalty-box.ts keeps the strikes).
+import type { PenaltyOptions } from '../util/penalty-box.js';
 
 export interface ReconnectPolicy {
   /** Never two attempts to one validator closer than this. */
@@ -19,51 +20,7 @@ export function reconnectDelay(failures: number, policy: ReconnectPolicy, random
   return Math.min(policy.maxMs, Math.round(base * (1 + 0.25 * random())));
 }
 
-export interface PenaltyPolicy {
-  /** Faults within `windowMs` that ban a node. */
-  threshold: number;
-  windowMs: number;
-  cooldownMs: number;
-  maxTrackedNodes: number;
-}
+/** How many faults ban a node, and for how long; PenaltyBox keeps the count. */
+export type PenaltyPolicy = Required<PenaltyOptions>;
 
-export const DEFAULT_PENALTY_POLICY: PenaltyPolicy = { threshold: 3, windowMs: 10 * 60_000, cooldownMs: 10 * 60_000, maxTrackedNodes: 100_000 };
-
-export class NodePenalties {
-  private readonly faults = new Map<string, number[]>();
-  private readonly bannedUntil = new Map<string, number>();
-
-  constructor(
-    private readonly policy: PenaltyPolicy,
-    private readonly now: () => number,
-  ) {}
-
-  /** Records a fault; true when it bans the node. */
-  record(nodeId: string): boolean {
-    const t = this.now();
-    const recent = (this.faults.get(nodeId) ?? []).filter((at) => t - at < this.policy.windowMs);
-    recent.push(t);
-    this.faults.delete(nodeId);
-    if (recent.length >= this.policy.threshold) {
-      this.bounded(this.bannedUntil, nodeId, t + this.policy.cooldownMs);
-      return true;
-    }
-    this.bounded(this.faults, nodeId, recent);
-    return false;
-  }
-
-  banRemaining(nodeId: string): number {
-    const until = this.bannedUntil.get(nodeId);
-    if (until === undefined) return 0;
-    const left = until - this.now();
-    if (left > 0) return left;
-    this.bannedUntil.delete(nodeId);
-    return 0;
-  }
-
-  private bounded<V>(map: Map<string, V>, key: string, value: V): void {
-    map.delete(key);
-    map.set(key, value);
-    if (map.size > this.policy.maxTrackedNodes) map.delete(map.keys().next().value as string);
-  }
-}
+export const DEFAULT_PENALTY_POLICY: PenaltyPolicy = { threshold: 3, windowMs: 10 * 60_000, cooldownMs: 10 * 60_000, maxTrackedKeys: 100_000 };

@@ -8,7 +8,7 @@ import { sign, verify, type KeyObject } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { POP_DST, type BlsBackend, type PublicKey, type SecretKey } from '../bls/index.js';
 
-export const SIGNED_IP_BYTES = 26;
+const SIGNED_IP_BYTES = 26;
 
 /** 16-byte form of an IPv4 or IPv6 address given as text (IPv4 becomes ::ffff:a.b.c.d). */
 export function ipTo16Bytes(host: string): Uint8Array {

@@ -13,7 +13,7 @@ export interface ClientVersion {
   patch: number;
 }
 
-export const AVALANCHEGO_CLIENT_NAME = 'avalanchego';
+const AVALANCHEGO_CLIENT_NAME = 'avalanchego';
 /** The newest avalanchego release found (v1.15.0-fuji); what warpgate claims by default. */
 export const DEFAULT_CLIENT_VERSION: ClientVersion = { name: AVALANCHEGO_CLIENT_NAME, major: 1, minor: 15, patch: 0 };
 /** Mainnet's minimum (Helicon unscheduled there). */

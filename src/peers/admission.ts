@@ -7,14 +7,14 @@
 // sets it reads.
 import { bytesToHex } from '../warp/hex.js';
 
-export type AdmissionMode = 'validators' | 'any';
+type AdmissionMode = 'validators' | 'any';
 
 /** What admission needs of a validator set: CanonicalSet has it. */
-export interface KeyedSet {
+interface KeyedSet {
   indexOf(publicKeyHex: string): number | undefined;
 }
 
-export interface PeerAdmissionOptions {
+interface PeerAdmissionOptions {
   mode: AdmissionMode;
   /** BLS public keys (hex, 48 bytes) admitted whatever the sets say. */
   allowedKeys?: readonly string[];
@@ -73,6 +73,6 @@ export class PeerAdmission {
 }
 
 /** Lower-case hex without 0x, as the pool and canonical sets index keys. */
-export function normalizeKey(hex: string): string {
+function normalizeKey(hex: string): string {
   return hex.replace(/^0x/i, '').toLowerCase();
 }

@@ -33,17 +33,12 @@ export function proveKey(bls: BlsBackend, sk: SecretKey, challenge: Uint8Array):
  * Synchronous check with a given backend: false for a bad key (infinity, outside the subgroup),
  * a bad signature encoding or a proof that does not verify. For worker tasks.
  */
-export function checkPossession(bls: BlsBackend, publicKey: Uint8Array, message: Uint8Array, proof: Uint8Array): boolean {
+function checkPossession(bls: BlsBackend, publicKey: Uint8Array, message: Uint8Array, proof: Uint8Array): boolean {
   try {
     return bls.verifyWithDst(bls.publicKeyFromBytes(publicKey), message, bls.signatureFromBytes(proof), PEER_AUTH_DST);
   } catch {
     return false;
   }
-}
-
-/** A VerifyPossession on the event loop with the given backend. */
-export function verifyPossessionWith(bls: BlsBackend): VerifyPossession {
-  return async (publicKey, message, proof) => checkPossession(bls, publicKey, message, proof);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { PeerLogger } from './logger.js';
 import { CloseCode } from './frames.js';
 import { closeSocket, socketOptions } from './socket.js';
 
-export interface DialerOptions {
+interface DialerOptions {
   url: string;
   reconnect: BackoffOptions;
   maxFrameBytes: number;
@@ -21,7 +21,7 @@ export interface DialerOptions {
   random?: () => number;
 }
 
-export type DialerState = 'connecting' | 'open' | 'waiting' | 'stopped';
+type DialerState = 'connecting' | 'open' | 'waiting' | 'stopped';
 
 /** Throws a RangeError naming the URL when it is not a ws:// or wss:// URL. */
 export function checkPeerUrl(url: string): string {

@@ -1,20 +1,7 @@
 // Why a request to a peer produced no answer.
+import type { RequestFailure } from '../util/request-failure.js';
 
-export type PeerRequestFailure =
-  /** No answer before the deadline (including time spent queued behind other requests). */
-  | 'timeout'
-  /** The connection closed while the request was outstanding. */
-  | 'disconnected'
-  /** No authenticated connection for that key. */
-  | 'not-connected'
-  /** The peer broke the protocol answering it, or the request cannot be framed (too large). */
-  | 'protocol'
-  /** The pool was closed. */
-  | 'closed'
-  /** The request queue for that peer is full. */
-  | 'overloaded'
-  /** The caller's AbortSignal fired. */
-  | 'aborted';
+export type PeerRequestFailure = RequestFailure;
 
 export class PeerRequestError extends Error {
   override readonly name = 'PeerRequestError';

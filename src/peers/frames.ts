@@ -5,7 +5,7 @@
 // strict; anything a side cannot accept becomes a ProtocolError that carries the WebSocket close
 // code and reason to end the connection with.
 
-export const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 1;
 
 /** 256 KiB: room for a full 24 KiB Warp payload and its justification, with plenty to spare. */
 export const DEFAULT_MAX_FRAME_BYTES = 256 * 1024;
@@ -27,22 +27,22 @@ export const CloseCode = {
   notAdmitted: 4009,
 } as const;
 
-export const PUBLIC_KEY_BYTES = 48;
+const PUBLIC_KEY_BYTES = 48;
 export const SIGNATURE_BYTES = 96;
 export const CHALLENGE_BYTES = 32;
 
-export type ChallengeFrame = { v: 1; type: 'challenge'; challenge: string };
-export type HelloFrame = { v: 1; type: 'hello'; publicKey: string; proof: string };
-export type WelcomeFrame = { v: 1; type: 'welcome' };
+type ChallengeFrame = { v: 1; type: 'challenge'; challenge: string };
+type HelloFrame = { v: 1; type: 'hello'; publicKey: string; proof: string };
+type WelcomeFrame = { v: 1; type: 'welcome' };
 export type SignFrame = { v: 1; type: 'sign'; id: number; message: Uint8Array; justification: Uint8Array };
-export type SignatureFrame = { v: 1; type: 'signature'; id: number; signature: Uint8Array };
-export type RefusedFrame = { v: 1; type: 'refused'; id: number; reason: string };
+type SignatureFrame = { v: 1; type: 'signature'; id: number; signature: Uint8Array };
+type RefusedFrame = { v: 1; type: 'refused'; id: number; reason: string };
 
 /** Frames the service sends and the signer receives. */
 export type ServiceFrame = ChallengeFrame | WelcomeFrame | SignFrame;
 /** Frames the signer sends and the service receives. */
 export type SignerFrame = HelloFrame | SignatureFrame | RefusedFrame;
-export type Frame = ServiceFrame | SignerFrame;
+type Frame = ServiceFrame | SignerFrame;
 
 const SERVICE_TYPES = new Set(['challenge', 'welcome', 'sign']);
 const SIGNER_TYPES = new Set(['hello', 'signature', 'refused']);
@@ -149,7 +149,7 @@ export function encodeFrame(frame: Exclude<Frame, SignFrame | SignatureFrame>): 
 //   sign:      message length (4 bytes, big-endian) ‖ message ‖ justification (the rest)
 //   signature: the 96-byte compressed signature
 
-export const BinaryKind = { sign: 0x01, signature: 0x02 } as const;
+const BinaryKind = { sign: 0x01, signature: 0x02 } as const;
 const HEADER_BYTES = 10;
 const SIGN_BODY_OFFSET = HEADER_BYTES + 4;
 const TWO_32 = 2 ** 32;

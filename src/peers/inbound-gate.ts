@@ -7,7 +7,7 @@
 import { isIPv6 } from 'node:net';
 import { RateLimiter } from '../util/rate-limit.js';
 
-export interface InboundGateOptions {
+interface InboundGateOptions {
   /** Connections in the handshake at once, from everyone. */
   maxPending: number;
   /** Connections in the handshake at once from one address. */
@@ -21,7 +21,7 @@ export interface InboundGateOptions {
 
 export type RefusalKind = 'rate' | 'pending-per-ip' | 'pending';
 
-export type GateVerdict =
+type GateVerdict =
   | { ok: true; release(): void }
   | { ok: false; kind: RefusalKind; status: 429 | 503; reason: string; retryAfterSeconds: number };
 

@@ -21,7 +21,7 @@ import { CloseCode, DEFAULT_MAX_FRAME_BYTES, ProtocolError, encodeSignBody } fro
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat.js';
 import { silentLogger, type PeerLogger } from './logger.js';
 import { InboundGate, type RefusalKind } from './inbound-gate.js';
-import { DEFAULT_PENALTIES, PenaltyBox, type PenaltyOptions } from './penalties.js';
+import { DEFAULT_PENALTIES, PenaltyBox, type PenaltyOptions } from '../util/penalty-box.js';
 import { DEFAULT_LOG_LIMIT, LogLimiter } from '../util/log-limiter.js';
 import { ServiceSession, type SessionHooks, type SessionLimits } from './service-session.js';
 import { socketOptions } from './socket.js';
@@ -70,26 +70,26 @@ export interface PeerPoolOptions {
 }
 
 /** Why a connection that dialed in was turned away before it authenticated. */
-export type InboundRefusal = RefusalKind | 'full' | 'not-admitted';
+type InboundRefusal = RefusalKind | 'full' | 'not-admitted';
 
-export interface PeerPoolEvents {
+interface PeerPoolEvents {
   connected: [publicKey: string];
   disconnected: [publicKey: string];
   /** A connection that dialed in was refused (for a metric: the log lines are rate-limited). */
   refused: [kind: InboundRefusal];
 }
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
-export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Production defaults of the inbound limits (the config schema has the same). */
-export const DEFAULT_INBOUND = {
+const DEFAULT_INBOUND = {
   maxInboundPeers: 10_000,
   maxPendingHandshakes: 256,
   maxPendingPerIp: 8,
   handshakesPerMinutePerIp: 60,
   helloTimeoutMs: 3_000,
 } as const;
-export const DEFAULT_PEERS_PATH = '/v1/peers';
+const DEFAULT_PEERS_PATH = '/v1/peers';
 
 function positiveInt(value: number | undefined, name: string, fallback: number): number {
   const v = value ?? fallback;

@@ -11,7 +11,7 @@ import { closeSocket, sendFrame, sendSign } from './socket.js';
 import type { PeerAnswer } from './types.js';
 
 /** Longest refusal reason handed to the aggregator. */
-export const MAX_REASON_CHARS = 512;
+const MAX_REASON_CHARS = 512;
 
 export interface SessionLimits {
   maxFrameBytes: number;

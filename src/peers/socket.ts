@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { closeReason, encodeSignHeader, encodeSignWithBody } from './frames.js';
 
 /** How long a closing handshake may take before the socket is destroyed (ws waits 30 s). */
-export const CLOSE_GRACE_MS = 2_000;
+const CLOSE_GRACE_MS = 2_000;
 
 /**
  * Socket options both roles use: our frame limit, no compression (a compressed frame would cost
@@ -30,7 +30,7 @@ export function sendFrame(ws: WebSocket, frame: string | Buffer): boolean {
  * 5.4; every WebSocket library reassembles it), so the connections asked about one message all
  * write the one shared body instead of a copy each.
  */
-export const INLINE_SIGN_BODY_BYTES = 16 * 1024;
+const INLINE_SIGN_BODY_BYTES = 16 * 1024;
 
 /**
  * Sends a sign frame for request `id` with a shared body (encodeSignBody) if the socket is open.

@@ -9,11 +9,11 @@ import type { Request } from 'express';
  * te, trailer, transfer-encoding, upgrade, proxy-*), cookies, authorization, host and forwarding
  * headers never pass. Content-Type matters for JSON-RPC and the Metrics API asks for it on GETs.
  */
-export const FORWARDED_REQUEST_HEADERS: readonly string[] = ['accept', 'accept-language', 'content-type', 'user-agent', 'x-request-id'];
+const FORWARDED_REQUEST_HEADERS: readonly string[] = ['accept', 'accept-language', 'content-type', 'user-agent', 'x-request-id'];
 
-export const API_KEY_HEADER = 'x-glacier-api-key';
+const API_KEY_HEADER = 'x-glacier-api-key';
 /** The header name the seeds document; accepted from clients, sent upstream as x-glacier-api-key. */
-export const SEED_API_KEY_HEADER = 'x-data-api-key';
+const SEED_API_KEY_HEADER = 'x-data-api-key';
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];

@@ -4,7 +4,7 @@
 import { RateLimiter, type TakeResult } from '../util/rate-limit.js';
 import { keyFingerprint } from './client-identity.js';
 
-export interface ClientLimitOptions {
+interface ClientLimitOptions {
   /** Per client IP without an API key; undefined or 0: no limit. */
   requestsPerMinute?: number;
   /** Per API key (and per IP for keyed requests); undefined or 0: no limit. */

@@ -32,7 +32,7 @@ export function metricsApiError(status: number, message: string | string[]): Met
 /** A JSON-RPC request id as a response echoes it; null when the request's id is unknown. */
 export type JsonRpcId = string | number | null;
 
-export interface JsonRpcErrorObject {
+interface JsonRpcErrorObject {
   code: number;
   message: string;
   data?: unknown;

@@ -4,7 +4,7 @@
 export type UpstreamName = 'dataApi' | 'metricsApi' | 'node';
 
 /** How an upstream is named in messages to clients. */
-export const UPSTREAM_LABELS: Record<UpstreamName, string> = {
+const UPSTREAM_LABELS: Record<UpstreamName, string> = {
   dataApi: 'Data API',
   metricsApi: 'Metrics API',
   node: 'node',

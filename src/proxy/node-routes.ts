@@ -14,10 +14,10 @@ import { AVALANCHEGO, GETH, type RpcDialect } from './rpc-dialects.js';
 
 const HEALTH_REFUSED = 'the health API is node-specific and unavailable on this public server';
 
-export const X_CHAIN: RpcEndpoint = { label: '/ext/bc/X', dialect: AVALANCHEGO, methods: AVM_METHODS };
-export const P_CHAIN: RpcEndpoint = { label: '/ext/bc/P', dialect: AVALANCHEGO, methods: PLATFORM_METHODS };
-export const INFO: RpcEndpoint = { label: '/ext/info', dialect: AVALANCHEGO, methods: INFO_METHODS };
-export const HEALTH_RPC: RpcEndpoint = { label: '/ext/health', dialect: AVALANCHEGO, methods: HEALTH_METHODS, nodeSpecificApi: HEALTH_REFUSED };
+const X_CHAIN: RpcEndpoint = { label: '/ext/bc/X', dialect: AVALANCHEGO, methods: AVM_METHODS };
+const P_CHAIN: RpcEndpoint = { label: '/ext/bc/P', dialect: AVALANCHEGO, methods: PLATFORM_METHODS };
+const INFO: RpcEndpoint = { label: '/ext/info', dialect: AVALANCHEGO, methods: INFO_METHODS };
+const HEALTH_RPC: RpcEndpoint = { label: '/ext/health', dialect: AVALANCHEGO, methods: HEALTH_METHODS, nodeSpecificApi: HEALTH_REFUSED };
 const AVM_INSTANCE: RpcEndpoint = { label: '/ext/bc/{blockchainID}', dialect: AVALANCHEGO, methods: AVM_METHODS };
 const P_CHAIN_BY_ID: RpcEndpoint = { label: '/ext/bc/{blockchainID}', dialect: AVALANCHEGO, methods: PLATFORM_METHODS };
 const EVM_RPC: RpcEndpoint = { label: '/ext/bc/{blockchainID}/rpc', dialect: GETH, methods: EVM_METHODS };

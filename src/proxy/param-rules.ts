@@ -63,7 +63,7 @@ export function isNodeIdPart(value: string): boolean {
 }
 
 /** The bech32 human-readable part of X-Chain and P-Chain addresses on each network. */
-export function addressHrp(network: Network): string {
+function addressHrp(network: Network): string {
   return network === 'mainnet' ? 'avax' : 'fuji';
 }
 

@@ -2,7 +2,7 @@
 // only the characters that may not appear on a request line percent-encoded, so the upstream
 // decodes exactly the values the client meant. Validation reads decoded values from here too.
 
-export interface RequestTarget {
+interface RequestTarget {
   /** The raw path, e.g. `/v1/chains/43114/transactions`. */
   pathname: string;
   /** The raw query without `?`, or undefined when there is no `?`. */

@@ -1,13 +1,13 @@
 // Successful answers of cacheable GETs, kept for a fixed time. Bounded twice: by entries and by
 // bytes, dropping the least recently used first, so a burst of large answers cannot grow memory.
 
-export interface CachedResponse {
+interface CachedResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
 }
 
-export interface ResponseCacheOptions {
+interface ResponseCacheOptions {
   /** Time to live; 0 turns the cache off. */
   ttlMs: number;
   maxEntries: number;

@@ -12,7 +12,7 @@ import type { ErrorShape, RestRoute } from './rest-routes.js';
 import type { UpstreamResponse } from './upstream-client.js';
 
 /** The error body of `shape`; the Metrics API lists every violation, the Data API joins them. */
-export function shapedError(shape: ErrorShape, status: number, messages: string | string[]): object {
+function shapedError(shape: ErrorShape, status: number, messages: string | string[]): object {
   if (shape === 'metricsApi') return metricsApiError(status, messages);
   return dataApiError(status, Array.isArray(messages) ? messages.join('; ') : messages);
 }

@@ -33,14 +33,14 @@ export interface RestRoute {
   check(params: Record<string, string>, r: ParamReader): void;
 }
 
-export const CURRENCIES = ['usd', 'eur', 'aud', 'cad', 'chf', 'clp', 'cny', 'czk', 'dkk', 'gbp', 'hkd', 'huf', 'jpy', 'nzd'] as const;
-export const VALIDATOR_SORT_BY = ['blockIndex', 'delegationCapacity', 'timeRemaining', 'delegationFee', 'uptimePerformance'] as const;
-export const VALIDATION_STATUSES = ['completed', 'active', 'pending', 'removed'] as const;
-export const DELEGATION_STATUSES = ['completed', 'active', 'pending'] as const;
-export const TRANSACTION_STATUSES = ['failed', 'success'] as const;
-export const CHAIN_FEATURES = ['nftIndexing', 'webhooks', 'teleporter'] as const;
+const CURRENCIES = ['usd', 'eur', 'aud', 'cad', 'chf', 'clp', 'cny', 'czk', 'dkk', 'gbp', 'hkd', 'huf', 'jpy', 'nzd'] as const;
+const VALIDATOR_SORT_BY = ['blockIndex', 'delegationCapacity', 'timeRemaining', 'delegationFee', 'uptimePerformance'] as const;
+const VALIDATION_STATUSES = ['completed', 'active', 'pending', 'removed'] as const;
+const DELEGATION_STATUSES = ['completed', 'active', 'pending'] as const;
+const TRANSACTION_STATUSES = ['failed', 'success'] as const;
+const CHAIN_FEATURES = ['nftIndexing', 'webhooks', 'teleporter'] as const;
 /** Section 4.5: the primary-network chains by ID (P, X mainnet, X fuji, C mainnet, C fuji) and alias. */
-export const BALANCE_BLOCKCHAIN_IDS = [
+const BALANCE_BLOCKCHAIN_IDS = [
   '11111111111111111111111111111111LpoYY',
   '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM',
   '2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm',
@@ -50,8 +50,8 @@ export const BALANCE_BLOCKCHAIN_IDS = [
   'x-chain',
   'c-chain',
 ] as const;
-export const MAX_DELEGATION_CAPACITY = 720_000_000_000_000_000n;
-export const MAX_TIME_REMAINING = 2_147_483_647;
+const MAX_DELEGATION_CAPACITY = 720_000_000_000_000_000n;
+const MAX_TIME_REMAINING = 2_147_483_647;
 const UINT64_MAX = (1n << 64n) - 1n;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 

@@ -1,7 +1,7 @@
 // Parsing a JSON-RPC body while keeping each call's original text, so what goes upstream is
 // byte for byte what the client sent (JSON numbers above 2^53 in ids or params survive).
 
-export type RpcBody =
+type RpcBody =
   | { kind: 'unparseable'; detail: string }
   | { kind: 'single'; value: unknown; raw: Buffer }
   | { kind: 'batch'; items: Array<{ value: unknown; raw: string }> };

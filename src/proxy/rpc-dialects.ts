@@ -10,7 +10,7 @@ export interface RpcFailure {
   message: string;
 }
 
-export type MethodResolution = { ok: true; info: MethodInfo } | { ok: false; failure: RpcFailure };
+type MethodResolution = { ok: true; info: MethodInfo } | { ok: false; failure: RpcFailure };
 
 export interface RpcDialect {
   readonly name: 'avalanchego' | 'geth';

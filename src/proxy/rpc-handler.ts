@@ -32,7 +32,7 @@ type Prepared =
   | { kind: 'forward'; id: JsonRpcId; notification: boolean; deprecated: boolean };
 
 /** Value set on forwarded responses that carry a deprecated method (RFC 9745 predecessor form). */
-export const DEPRECATION_HEADER_VALUE = 'true';
+const DEPRECATION_HEADER_VALUE = 'true';
 
 function prepare(gw: Gateway, ep: RpcEndpoint, value: unknown): Prepared {
   const d = ep.dialect;

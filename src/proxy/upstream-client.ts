@@ -6,7 +6,7 @@ import https from 'node:https';
 import { ProxyConfigError, UpstreamError, type UpstreamName } from './errors.js';
 import { BodyCap, declaredOver } from '../util/read-body.js';
 
-export interface UpstreamClientOptions {
+interface UpstreamClientOptions {
   /** Deadline for the whole exchange: connect, send, complete answer. */
   timeoutMs: number;
   /** Largest answer body accepted; larger is an invalid response (502). */
@@ -17,7 +17,7 @@ export interface UpstreamClientOptions {
   maxSockets?: number;
 }
 
-export interface UpstreamRequest {
+interface UpstreamRequest {
   method: 'GET' | 'POST';
   /** Path and query, relative to the base URL, already safe to put on the request line. */
   target: string;
@@ -39,7 +39,7 @@ export interface UpstreamResponse {
  * Response headers passed on to clients. Everything else (hop-by-hop headers, cookies, length and
  * encoding, which the gateway sets itself) stays behind.
  */
-export const PASSED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
+const PASSED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'content-type',
   'cache-control',
   'etag',

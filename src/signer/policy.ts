@@ -14,7 +14,7 @@ export class PolicyError extends Error {
 }
 
 /** The P-Chain's ID in cb58 (32 zero bytes), as operators write it. */
-export const P_CHAIN_CB58 = idToString(P_CHAIN_ID);
+const P_CHAIN_CB58 = idToString(P_CHAIN_ID);
 
 /** Why no fixed list may name the P-Chain, for the errors that refuse such a list (each adds its remedy). */
 export const P_CHAIN_NOT_STATIC =

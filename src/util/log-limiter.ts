@@ -4,7 +4,7 @@
 // were suppressed. Keys name a kind of event ("refused: per-IP cap"), not a client, so the number
 // of keys stays small; it is capped all the same (the oldest key's summary is written first).
 
-export interface LogLimiterOptions {
+interface LogLimiterOptions {
   /** Lines per key per interval. */
   max: number;
   intervalMs: number;

@@ -11,7 +11,7 @@ import { ValidatorSetError } from './errors.js';
 import { PublicKeyCache } from './key-cache.js';
 
 export const MAX_UINT64 = (1n << 64n) - 1n;
-export const PUBLIC_KEY_LENGTH = 48;
+const PUBLIC_KEY_LENGTH = 48;
 
 /** One validator as the P-Chain reports it. */
 export interface ValidatorEntry {

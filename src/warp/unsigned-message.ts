@@ -17,7 +17,7 @@ export interface UnsignedMessage {
 
 const WHAT = 'UnsignedMessage';
 /** Codec version, networkID, sourceChainID, payload length. */
-export const UNSIGNED_MESSAGE_HEADER_BYTES = 2 + 4 + ID_LENGTH + 4;
+const UNSIGNED_MESSAGE_HEADER_BYTES = 2 + 4 + ID_LENGTH + 4;
 
 /**
  * Reads an unsigned message at the reader's position and leaves the

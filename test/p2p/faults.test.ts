@@ -106,7 +106,7 @@ describe('faulty peers are disconnected with a fault', () => {
       s.send({ case: 'pong', value: { $typeName: 'p2p.Pong' } });
     });
     const clock = new ManualTimers();
-    const net = await startNetwork({ timers: clock, penalties: { threshold: 2, windowMs: 60_000, cooldownMs: 600_000, maxTrackedNodes: 10 }, random: () => 0 });
+    const net = await startNetwork({ timers: clock, penalties: { threshold: 2, windowMs: 60_000, cooldownMs: 600_000, maxTrackedKeys: 10 }, random: () => 0 });
     net.addTargets([{ nodeId: peer.nodeId, host: peer.host, port: peer.port }]);
     await once(net, 'disconnected');
     clock.advance(10_000);
@@ -123,7 +123,7 @@ describe('faulty peers are disconnected with a fault', () => {
 describe('failures to reach a peer are errors, not crashes', () => {
   it('a certificate with another NodeID than the target: no connection, a strike against the impostor', async () => {
     const node = await startNode();
-    const net = await startNetwork({ penalties: { threshold: 1, windowMs: 60_000, cooldownMs: 600_000, maxTrackedNodes: 10 } });
+    const net = await startNetwork({ penalties: { threshold: 1, windowMs: 60_000, cooldownMs: 600_000, maxTrackedKeys: 10 } });
     const failed = once<[string, P2PDialError]>(net, 'dialFailed');
     net.addTargets([{ nodeId: 'NodeID-111111111111111111116DBWJs', ...node.address }]);
     const [, err] = await failed;

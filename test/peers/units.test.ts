@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, validateBackoff } from '../../src/peers/backoff.js';
 import { CloseCode, ProtocolError, closeReason, decodeFrame, encodeSign, encodeSignature } from '../../src/peers/frames.js';
-import { PenaltyBox } from '../../src/peers/penalties.js';
+import { PenaltyBox } from '../../src/util/penalty-box.js';
 
 const LIMIT = 1024;
 const decode = (from: 'service' | 'signer', frame: unknown, limit = LIMIT) =>

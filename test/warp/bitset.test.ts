@@ -41,16 +41,10 @@ describe('signers bitset', () => {
     expect(() => encodeSigners([MAX_SIGNER_INDEX + 1])).toThrow(WarpFormatError);
   });
 
-  it('is fast on 2,000-validator sets', () => {
+  it('round-trips 2,000-validator sets', () => {
     const all = Array.from({ length: 2000 }, (_, i) => i);
     const twoThirds = all.filter((i) => i % 3 !== 0);
-    const start = performance.now();
-    for (let i = 0; i < 2000; i++) {
-      const bytes = encodeSigners(i % 2 ? all : twoThirds);
-      decodeSigners(bytes, 2000);
-    }
-    // About 10 ms here; the bound only catches an accidental quadratic or bigint path.
-    expect(performance.now() - start).toBeLessThan(1500);
+    expect(decodeSigners(encodeSigners(twoThirds), 2000)).toEqual(twoThirds);
     expect(decodeSigners(encodeSigners(all), 2000)).toEqual(all);
     expect(encodeSigners(all)).toHaveLength(250);
   });

@@ -37,7 +37,7 @@ import {
 
 import { evmWarpVerifier, type WarpVerifier } from './warp-verifiers.js';
 
-export type SimulatedChain = { kind: 'evm'; chainId: Uint8Array } | { kind: 'pchain'; chainId: Uint8Array; verify: WarpVerifier };
+type SimulatedChain = { kind: 'evm'; chainId: Uint8Array } | { kind: 'pchain'; chainId: Uint8Array; verify: WarpVerifier };
 
 export interface SimulatedNodeOptions {
   networkId: number;
@@ -63,7 +63,7 @@ export interface SimulatedNodeOptions {
   compress?: boolean;
 }
 
-export interface SimulatedNodeStats {
+interface SimulatedNodeStats {
   connections: number;
   answered: number;
   refused: number;

@@ -14,7 +14,7 @@ import { parsePayload, type UnsignedMessage } from '../../warp/index.js';
 import { bytesEqual } from '../../warp/hex.js';
 import { EVM_VERIFIER_ERROR } from '../../p2p/index.js';
 
-export interface AppErrorLike {
+interface AppErrorLike {
   code: number;
   message: string;
 }

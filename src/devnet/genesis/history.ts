@@ -6,7 +6,7 @@
 import type { ValidatorEntry } from '../../validators/canonical-set.js';
 import { EMPTY_NODE_ID } from '../../node/pchain-results.js';
 import { bytesToHex } from '../../warp/hex.js';
-import type { L1ValidatorRecord } from './types.js';
+import type { HistoryHeights, L1ValidatorRecord } from './types.js';
 
 /** P-Chain heights of the devnet's history. */
 export const HEIGHTS = {
@@ -16,7 +16,7 @@ export const HEIGHTS = {
   weightChange: 130,
   proposed: 134,
   current: 136,
-} as const;
+} as const satisfies HistoryHeights;
 
 /** 2025-01-01T00:00:00Z: the devnet's clock starts here so that every field is reproducible. */
 export const GENESIS_TIME = 1_735_689_600n;

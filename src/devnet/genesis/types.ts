@@ -4,7 +4,6 @@
 import type { ConversionData, PChainOwner, RegisterL1Validator } from '../../warp/l1-messages.js';
 import type { SignedPChainTx } from '../pchain/tx.js';
 import type { FaultMode } from '../../signer/faults.js';
-import type { HEIGHTS } from './history.js';
 
 export interface GenesisOptions {
   /** Number of keyed, active L1 validators (node IDs), each with its own signer. */
@@ -71,7 +70,7 @@ export interface PrimaryValidator {
   rewardOwner: Uint8Array;
 }
 
-export type TxStatus = 'Committed' | 'Processing';
+type TxStatus = 'Committed' | 'Processing';
 
 export interface DevnetTransaction {
   /** cb58 ID. */
@@ -117,7 +116,7 @@ export interface DevnetGenesis {
 
   currentHeight: number;
   proposedHeight: number;
-  heights: typeof HEIGHTS;
+  heights: HistoryHeights;
 
   /** The secp256k1 key owning the devnet's UTXOs and the subnet (P-Chain side). */
   owner: { secretKey: Uint8Array; shortId: Uint8Array };
@@ -140,4 +139,14 @@ export interface DevnetGenesis {
 
   /** The simulated node's own identity (info.getNodeID): validator 0. */
   node: { nodeId: string; publicKey: Uint8Array; proofOfPossession: Uint8Array };
+}
+
+/** The P-Chain heights of the devnet's history (history.ts has the values). */
+export interface HistoryHeights {
+  readonly conversion: number;
+  readonly bulkRegistration: number;
+  readonly registration: number;
+  readonly weightChange: number;
+  readonly proposed: number;
+  readonly current: number;
 }

@@ -87,7 +87,7 @@ export interface ConvertSubnetToL1Tx {
   subnetAuthSignatureIndices: number[];
 }
 
-export interface RegisterL1ValidatorTx {
+interface RegisterL1ValidatorTx {
   kind: 'RegisterL1ValidatorTx';
   base: BaseTxFields;
   balance: bigint;
@@ -96,7 +96,7 @@ export interface RegisterL1ValidatorTx {
   message: Uint8Array;
 }
 
-export interface SetL1ValidatorWeightTx {
+interface SetL1ValidatorWeightTx {
   kind: 'SetL1ValidatorWeightTx';
   base: BaseTxFields;
   /** Signed Warp message carrying the L1ValidatorWeight payload. */

@@ -1,7 +1,8 @@
-// Strikes against peer keys. The aggregator reports misbehaviour (an invalid signature, someone
-// else's signature); `threshold` strikes within `windowMs` put the key in a cooldown during which
-// its connections are refused. Memory is bounded: each key keeps at most `threshold` timestamps
-// and at most `maxTrackedKeys` keys are remembered (the oldest are forgotten first).
+// Strikes against peers, keyed by whatever names them (a BLS key, a NodeID). `threshold` strikes
+// within `windowMs` put the key in a cooldown during which its connections are refused (a signer
+// that sent an invalid signature, a node that broke the p2p protocol). Memory is bounded: each
+// key keeps at most `threshold` timestamps and at most `maxTrackedKeys` keys are remembered (the
+// oldest are forgotten first).
 
 export interface PenaltyOptions {
   threshold: number;
