@@ -49,6 +49,14 @@ export class NodeError extends Error {
   }
 }
 
+/** No node is configured (`upstreams.node`): nothing can be read from the P-Chain. */
+export class NodeNotConfiguredError extends Error {
+  override readonly name = 'NodeNotConfiguredError';
+  constructor(what: string) {
+    super(`upstreams.node is not configured: ${what} cannot be read from the P-Chain`);
+  }
+}
+
 /** platform.validatedBy: the node knows no blockchain with this ID. */
 export class UnknownChainError extends Error {
   override readonly name = 'UnknownChainError';

@@ -10,7 +10,7 @@ import { DeadlineExceededError, NoSigningValidatorsError, QuorumNotReachedError 
 import { BlsPoolClosedError } from '../bls-pool/errors.js';
 import { OverloadedError } from '../util/overloaded.js';
 import { LookbackExceededError } from '../validators/errors.js';
-import { NodeError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError, type NodeErrorKind } from '../node/errors.js';
+import { NodeError, NodeNotConfiguredError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError, type NodeErrorKind } from '../node/errors.js';
 import { L1RequestError, type L1RequestErrorKind } from '../l1/errors.js';
 import { bodyParserProblem } from './body-errors.js';
 import { GLACIER, type Dialect } from './dialects.js';
@@ -94,6 +94,7 @@ const ERROR_TABLE: ReadonlyMap<unknown, ToAnswer<Error>> = new Map([
   row(LookbackExceededError, aboutHeight),
   // No signer in the current set is the network's state; in the set at a height the client chose, its choice.
   row(NoSigningValidatorsError, (e, heightField) => (e.pChainHeight === 0 ? { status: 503, message: e.message } : aboutHeight(e, heightField))),
+  row(NodeNotConfiguredError, (e) => ({ status: 503, message: e.message })),
   row(UnknownChainError, (e) => ({ status: 404, message: e.message })),
   row(UnknownSubnetError, (e) => ({ status: 404, message: e.message })),
   row(L1RequestError, (e) => ({ status: L1_REQUEST_STATUS[e.kind], message: e.message })),

@@ -11,12 +11,12 @@ import { ValidatorSetCache } from '../validators/set-cache.js';
 import { parseCb58Id } from '../warp/cb58.js';
 import { bytesToHex } from '../warp/hex.js';
 import type { Config } from '../config/config.js';
-import { HttpError } from '../server/errors.js';
+import { NodeNotConfiguredError } from '../node/errors.js';
 import { keepSubnetSetsCurrent, trackValidatorSets } from './peer-admission.js';
 
 class NoNodeConfigured implements ValidatorSets {
   private fail(): never {
-    throw new HttpError(503, 'upstreams.node is not configured: validator sets cannot be read from the P-Chain');
+    throw new NodeNotConfiguredError('validator sets');
   }
   get(): Promise<never> {
     return Promise.reject(this.fail());

@@ -3,7 +3,7 @@
 // field, and anything unknown is a 500 that says nothing of its cause.
 import { describe, expect, it } from 'vitest';
 import { NoSigningValidatorsError } from '../../src/aggregator/errors.js';
-import { NodeError, UnfinalizedHeightError } from '../../src/node/errors.js';
+import { NodeError, NodeNotConfiguredError, UnfinalizedHeightError } from '../../src/node/errors.js';
 import { L1RequestError } from '../../src/l1/errors.js';
 import { BadRequestError, classifyError } from '../../src/server/errors.js';
 import { ICM } from '../../src/server/dialects.js';
@@ -33,6 +33,14 @@ describe('classifyError', () => {
     expect(classifyError(new L1RequestError('uncommitted', 'not committed')).status).toBe(404);
     expect(classifyError(new L1RequestError('wrong-tx-type', 'not a conversion')).status).toBe(400);
     expect(classifyError(new NodeError('platform.getHeight', 'timeout', 'no answer within 1000 ms')).status).toBe(504);
+  });
+
+  it('a service without a node answers 503 saying which key is missing', () => {
+    expect(classifyError(new NodeNotConfiguredError('validator sets'))).toMatchObject({
+      status: 503,
+      message: 'upstreams.node is not configured: validator sets cannot be read from the P-Chain',
+      expected: true,
+    });
   });
 
   it('anything else is an unexpected 500 with a generic message', () => {
