@@ -9,7 +9,8 @@ import type { PublicKey } from '../bls/index.js';
 import { bytesEqual, bytesToHex } from '../warp/hex.js';
 import type { CloseReason } from './errors.js';
 import type { AppRequest, ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
-import { HandshakeRefusedError, P2PProtocolError, P2PRequestError, type P2PRequestFailure, type PeerFault } from './errors.js';
+import { HandshakeRefusedError, P2PProtocolError, P2PRequestError, type PeerFault } from './errors.js';
+import type { RequestFailure } from '../util/request-failure.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
@@ -166,7 +167,7 @@ export class P2PConnection {
     this.send(body, compress);
   }
 
-  close(reason: CloseReason, failure: P2PRequestFailure = 'disconnected'): void {
+  close(reason: CloseReason, failure: RequestFailure = 'disconnected'): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.closeReason = reason;

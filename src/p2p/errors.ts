@@ -1,17 +1,11 @@
 // Typed errors of the p2p transport. Request failures share the WebSocket peer pool's vocabulary
 // (util/request-failure.ts), so the aggregator treats both transports alike.
-import type { RequestFailure } from '../util/request-failure.js';
+import { RequestFailedError, type RequestFailure } from '../util/request-failure.js';
 
-export type P2PRequestFailure = RequestFailure;
-
-export class P2PRequestError extends Error {
+export class P2PRequestError extends RequestFailedError {
   override readonly name = 'P2PRequestError';
-  constructor(
-    readonly reason: P2PRequestFailure,
-    readonly nodeId: string,
-    detail: string,
-  ) {
-    super(`${nodeId}: ${detail}`);
+  constructor(reason: RequestFailure, readonly nodeId: string, detail: string) {
+    super(reason, `${nodeId}: ${detail}`);
   }
 }
 

@@ -1,16 +1,10 @@
-// Why a request to a peer produced no answer.
-import type { RequestFailure } from '../util/request-failure.js';
+// Why a request to a signer peer produced no answer (the vocabulary: util/request-failure.ts).
+import { RequestFailedError, type RequestFailure } from '../util/request-failure.js';
 
-export type PeerRequestFailure = RequestFailure;
-
-export class PeerRequestError extends Error {
+export class PeerRequestError extends RequestFailedError {
   override readonly name = 'PeerRequestError';
-  constructor(
-    readonly reason: PeerRequestFailure,
-    /** Hex of the peer's 48-byte public key. */
-    readonly publicKey: string,
-    detail: string,
-  ) {
-    super(`peer ${publicKey.slice(0, 16)}…: ${detail}`);
+  /** `publicKey`: hex of the peer's 48-byte public key. */
+  constructor(reason: RequestFailure, readonly publicKey: string, detail: string) {
+    super(reason, `peer ${publicKey.slice(0, 16)}…: ${detail}`);
   }
 }

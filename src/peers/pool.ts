@@ -28,7 +28,7 @@ import { socketOptions } from './socket.js';
 import type { PeerAnswer, SignatureRequest } from './types.js';
 
 export type { PeerAnswer, SignatureRequest } from './types.js';
-export { PeerRequestError, type PeerRequestFailure } from './errors.js';
+export { PeerRequestError } from './errors.js';
 export type { VerifyPossession } from './auth.js';
 
 export interface PeerPoolOptions {

@@ -3,7 +3,8 @@
 import type WebSocket from 'ws';
 import { bytesToHex, hexToBytes } from '../warp/hex.js';
 import { authMessage, newChallenge, type VerifyPossession } from './auth.js';
-import { PeerRequestError, type PeerRequestFailure } from './errors.js';
+import { PeerRequestError } from './errors.js';
+import type { RequestFailure } from '../util/request-failure.js';
 import { CloseCode, ProtocolError, SIGN_HEADER_BYTES, decodeFrame, encodeFrame, type SignerFrame } from './frames.js';
 import { startHeartbeat } from './heartbeat.js';
 import type { PeerLogger } from './logger.js';
@@ -73,7 +74,7 @@ export class ServiceSession {
   private readonly inFlight = new Map<number, Pending>();
   private readonly queue = new Map<number, Pending>();
   /** What outstanding requests fail with when the session ends. */
-  private endReason: PeerRequestFailure = 'disconnected';
+  private endReason: RequestFailure = 'disconnected';
 
   constructor(
     private readonly ws: WebSocket,
@@ -151,7 +152,7 @@ export class ServiceSession {
   }
 
   /** Ends the session; outstanding requests fail with `failure` at once. */
-  close(code: number, reason: string, failure: PeerRequestFailure = 'disconnected'): Promise<void> {
+  close(code: number, reason: string, failure: RequestFailure = 'disconnected'): Promise<void> {
     this.endReason = failure;
     const closing = closeSocket(this.ws, code, reason);
     this.teardown(code, reason);

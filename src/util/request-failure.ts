@@ -17,3 +17,13 @@ export type RequestFailure =
   | 'overloaded'
   /** The caller's AbortSignal fired. */
   | 'aborted';
+
+/** A request that produced no answer, and why; each transport names its peer in the message. */
+export class RequestFailedError extends Error {
+  constructor(
+    readonly reason: RequestFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
