@@ -1,6 +1,8 @@
-// The node's info API (POST {node}/ext/info): which network it is on and whether it has
-// bootstrapped a chain. Later: info.peers, info.upgrades.
+// The node's info API (POST {node}/ext/info): which network it is on, whether it has
+// bootstrapped a chain, and the peers it is connected to with the addresses they signed.
 import { isRecord } from '../util/is-record.js';
+import { parseHostPort, type HostPort } from '../util/host-port.js';
+import { parseNodeId } from '../warp/cb58.js';
 import { JsonRpcTransport, type CallOptions, type NodeClientOptions } from './transport.js';
 
 const PATH = '/ext/info';
@@ -17,6 +19,50 @@ function readBootstrapped(result: unknown): boolean {
   const value = isRecord(result) ? result.isBootstrapped : undefined;
   if (typeof value !== 'boolean') throw new Error(`isBootstrapped is not a boolean: ${JSON.stringify(value)}`);
   return value;
+}
+
+/** One peer of info.peers: its NodeID and the address it signed in its Handshake, when it gave one. */
+export interface NodePeer {
+  nodeId: string;
+  /**
+   * `publicIP`: the address the peer claimed and signed (network/peer/info.go). Absent when the
+   * peer claimed none the node could print. `ip`, the remote end of the node's connection, is
+   * deliberately not read: for a peer that dialled in it is an ephemeral port nobody listens on.
+   */
+  publicAddress?: HostPort;
+}
+
+/**
+ * info.peers (api/info/service.go PeersReply): `{numPeers, peers: [{ip, publicIP, nodeID, …}]}`.
+ * An entry that is not a peer with a valid NodeID is skipped, not fatal: one odd peer must not
+ * hide the others. `peers` itself must be a list (Go writes an empty one as [] or null).
+ */
+export function readPeers(result: unknown): { peers: NodePeer[]; skipped: number } {
+  const list = isRecord(result) ? result.peers : undefined;
+  if (list !== null && !Array.isArray(list)) throw new Error(`peers is not a list: ${JSON.stringify(list)?.slice(0, 100)}`);
+  const peers: NodePeer[] = [];
+  let skipped = 0;
+  for (const entry of list ?? []) {
+    const nodeId = isRecord(entry) && typeof entry.nodeID === 'string' ? entry.nodeID : undefined;
+    if (nodeId === undefined || !isNodeId(nodeId)) {
+      skipped++;
+      continue;
+    }
+    const raw = (entry as Record<string, unknown>).publicIP;
+    // netip.AddrPort writes its zero value as "": the peer claimed no address.
+    const address = typeof raw === 'string' && raw !== '' ? parseHostPort(raw) : undefined;
+    peers.push(typeof address === 'object' ? { nodeId, publicAddress: address } : { nodeId });
+  }
+  return { peers, skipped };
+}
+
+function isNodeId(text: string): boolean {
+  try {
+    parseNodeId(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export class InfoClient {
@@ -40,6 +86,11 @@ export class InfoClient {
   /** info.isBootstrapped: whether the node has caught up with `chain` (an alias such as 'P', or an ID). */
   isBootstrapped(chain: string, opts: CallOptions = {}): Promise<boolean> {
     return this.rpc.typed(PATH, 'info.isBootstrapped', { chain }, readBootstrapped, opts);
+  }
+
+  /** info.peers: the node's connected peers (all of them, or those of `nodeIds`). */
+  peers(nodeIds: readonly string[] = [], opts: CallOptions = {}): Promise<{ peers: NodePeer[]; skipped: number }> {
+    return this.rpc.typed(PATH, 'info.peers', { nodeIDs: nodeIds }, readPeers, opts);
   }
 }
 

@@ -70,6 +70,52 @@ describe('InfoClient', () => {
   });
 });
 
+describe('info.peers', () => {
+  const A = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+  const B = 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ';
+
+  it('reads each peer’s NodeID and publicIP (the address it signed), never ip (the connection’s remote end)', async () => {
+    const s = await serve(() => ({
+      result: {
+        numPeers: '4',
+        peers: [
+          { ip: '10.0.0.1:53122', publicIP: '203.0.113.7:9651', nodeID: A, version: 'avalanchego/1.14.0' },
+          { ip: '[2001:db8::2]:40000', publicIP: '[2001:db8::1]:9651', nodeID: B },
+          // An IPv4-mapped address is the IPv4 address; "" is netip.AddrPort's zero value: no claim.
+          { ip: '10.0.0.3:1', publicIP: '[::ffff:198.51.100.4]:9653', nodeID: A },
+          { ip: '10.0.0.4:1', publicIP: '', nodeID: B },
+        ],
+      },
+    }));
+    const info = new InfoClient({ nodeBaseUrl: s.url });
+    const { peers, skipped } = await info.peers([A]);
+    expect(skipped).toBe(0);
+    expect(peers).toEqual([
+      { nodeId: A, publicAddress: { host: '203.0.113.7', port: 9651 } },
+      { nodeId: B, publicAddress: { host: '2001:db8::1', port: 9651 } },
+      { nodeId: A, publicAddress: { host: '198.51.100.4', port: 9653 } },
+      { nodeId: B },
+    ]);
+    expect(s.calls).toEqual([{ method: 'info.peers', params: { nodeIDs: [A] }, path: '/ext/info' }]);
+  });
+
+  it('skips entries that are not peers, keeps the rest, and refuses an answer without a peer list', async () => {
+    const s = await serve((_call, i) =>
+      i === 0
+        ? { result: { peers: [null, { nodeID: 'NodeID-nope' }, { nodeID: A, publicIP: 'not an address' }, { nodeID: B, publicIP: '1.2.3.4:0' }, 7] } }
+        : i === 1
+          ? { result: { numPeers: '0', peers: null } }
+          : { result: { peers: 'many' } },
+    );
+    const info = new InfoClient({ nodeBaseUrl: s.url });
+    expect(await info.peers()).toEqual({ peers: [{ nodeId: A }, { nodeId: B }], skipped: 3 });
+    expect(await info.peers()).toEqual({ peers: [], skipped: 0 });
+    const bad = await nodeError(info.peers());
+    expect(bad.kind).toBe('bad-response');
+    expect(bad.message).toMatch(/info\.peers failed: unexpected result: peers is not a list/);
+  });
+});
+
 describe('rememberNetworkId', () => {
   it('asks once for concurrent callers; one caller leaving does not end the call for the others', async () => {
     let answer!: () => void;
