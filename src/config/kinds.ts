@@ -4,6 +4,8 @@
 // it would be in the file.
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseHostPort } from '../util/host-port.js';
+import { parseNodeId } from '../warp/cb58.js';
 import { cb58IdProblem } from './cb58-check.js';
 
 /** A value kind: its schema, its name in the README's type column, and its environment reading. */
@@ -71,6 +73,11 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T)
 
 export function optionalSecret() {
   return kind(nonEmptyString('must be a non-empty string or null').nullable(), 'secret string or null', envOptional);
+}
+
+/** A file path (read when the service starts), or null. */
+export function optionalPath() {
+  return kind(nonEmptyString('must be a file path or null').nullable(), 'file path or null', envOptional);
 }
 
 interface UrlRules {
@@ -159,18 +166,61 @@ export function peerList() {
   // An entry that is not an object is one without a url.
   const entry = z.preprocess((p) => (p !== null && typeof p === 'object' && !Array.isArray(p) ? p : {}), peer);
   const schema = z.array(entry, { error: 'must be a list of {"url": "ws://…"}' });
-  const fromEnv = z
+  const fromEnv = jsonFromEnv(schema, '[{"url":"ws://127.0.0.1:9700"}]');
+  return { schema, type: 'list of `{"url": "ws://…"}`', fromEnv };
+}
+
+/** Reads a JSON list from an environment variable, `example` showing its shape. */
+function jsonFromEnv<S extends z.ZodType>(schema: S, example: string): z.ZodType<z.output<S>, string> {
+  return z
     .string()
     .transform((raw, ctx): unknown => {
       try {
         return JSON.parse(raw);
       } catch {
-        ctx.issues.push(problem('must be JSON, e.g. [{"url":"ws://127.0.0.1:9700"}]', raw));
+        ctx.issues.push(problem(`must be JSON, e.g. ${example}`, raw));
         return z.NEVER;
       }
     })
     .pipe(schema);
-  return { schema, type: 'list of `{"url": "ws://…"}`', fromEnv };
+}
+
+function nodeIdProblem(text: string): string | undefined {
+  try {
+    parseNodeId(text);
+    return undefined;
+  } catch (err) {
+    return `'${text.slice(0, 100)}' is not a NodeID (${(err as Error).message})`;
+  }
+}
+
+/**
+ * avalanchego validators to connect to: `[{"nodeId": "NodeID-…", "address": "host:port"}]`.
+ * The NodeID is checked against the certificate the address presents, so a wrong one never
+ * reaches an impostor; a host name is allowed (resolved when dialled).
+ */
+export function p2pPeerList() {
+  const entry = z.strictObject(
+    {
+      nodeId: z.string({ error: 'must be a NodeID string (NodeID-…)' }).check((ctx) => {
+        const why = nodeIdProblem(ctx.value);
+        if (why !== undefined) ctx.issues.push(problem(why, ctx.value));
+      }),
+      address: z.string({ error: 'must be a "host:port" string' }).check((ctx) => {
+        const parsed = parseHostPort(ctx.value, { names: true });
+        if (typeof parsed === 'string') ctx.issues.push(problem(parsed, ctx.value));
+      }),
+    },
+    { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown key '${String(iss.keys[0])}'` : undefined) },
+  );
+  const item = z.preprocess((p) => (p !== null && typeof p === 'object' && !Array.isArray(p) ? p : {}), entry);
+  const schema = z.array(item, { error: 'must be a list of {"nodeId": "NodeID-…", "address": "host:port"}' });
+  return { schema, type: 'list of `{"nodeId": "NodeID-…", "address": "host:port"}`', fromEnv: jsonFromEnv(schema, '[{"nodeId":"NodeID-…","address":"203.0.113.7:9651"}]') };
+}
+
+/** avalanchego's client version syntax (version/parser.go as p2p/version.ts reads it): `avalanchego/1.15.0`, `v1.15.0` or `1.15.0`. */
+export function clientVersionProblem(text: string): string | undefined {
+  return /^(?:[A-Za-z0-9_.-]+\/)?v?\d{1,9}\.\d{1,9}\.\d{1,9}$/.test(text) ? undefined : `'${text}' is not a version like avalanchego/1.15.0`;
 }
 
 /** An address to listen on: an IP address or a DNS name (checked by syntax; resolving it is the listener's job). */

@@ -6,13 +6,16 @@ import { z } from 'zod';
 import {
   blsKeyList,
   bool,
+  clientVersionProblem,
   hostProblem,
   idList,
   int,
   oneOf,
   optionalInt,
   optionalSecret,
+  optionalPath,
   optionalUrl,
+  p2pPeerList,
   peerList,
   string,
   stringList,
@@ -90,6 +93,24 @@ export const CONFIG_SCHEMA = z
       handshakesPerMinutePerIp: setting(int(0, 10_000_000), 60, 'connections a client address may open on peerPath per minute (0: no limit; past it 429)'),
       helloTimeoutMs: setting(int(100, 120_000), 3000, 'how long a signer that dialed in has to answer the challenge with its hello'),
     }),
+    p2p: z.strictObject({
+      enabled: setting(bool(), true, 'ask unmodified avalanchego validators for signatures over their own peer protocol (ACP-118), beside the signer peers; it runs whenever upstreams.node is set, which supplies the network ID, validator sets and addresses'),
+      tlsCertFile: setting(optionalPath(), null, "staking certificate (PEM, avalanchego's staker.crt): warpgate's NodeID, for subnets that admit only allowedNodes (`warpgate keygen --staking`, `warpgate identity --tls-cert`); null: a new one each start. Replicas must not share one"),
+      tlsKeyFile: setting(optionalPath(), null, 'its private key (PEM, staker.key); set together with tlsCertFile'),
+      blsKeyFile: setting(optionalPath(), null, "BLS key (avalanchego's signer.key) that signs the address warpgate claims; null: a new one each start (a non-validator has no registered key to match)"),
+      version: setting(string(clientVersionProblem), 'avalanchego/1.15.0', 'client version claimed in the Handshake; nodes refuse a higher major or one below their minimum (mainnet 1.14.0, Fuji 1.15.0)'),
+      peers: setting(p2pPeerList(), [], 'validators to connect to besides those discovered (info.peers of upstreams.node, PeerList gossip); enough alone'),
+      maxPeers: setting(int(1, 100_000), 1000, 'avalanchego validators connected (or being dialled) at most, the heaviest of the subnets being signed for first'),
+      dialConcurrency: setting(int(1, 1000), 32, 'dials (TCP, TLS, Handshake) under way at once'),
+      maxOutstandingRequests: setting(int(1, 100_000), 1024, 'signature requests outstanding per validator connection; past it the request fails at once'),
+      connectTimeoutMs: setting(int(100, 120_000), 10_000, 'longest a TCP connect and TLS handshake to a validator may take'),
+      reconnectMinIntervalMs: setting(int(10_000, 3_600_000), 10_000, 'never two dials to one validator closer than this (nodes accept one inbound connection per IP per 10 s)'),
+      reconnectMaxMs: setting(int(10_000, 86_400_000), 300_000, 'longest wait between dials to a validator that keeps failing (exponential backoff up to it)'),
+      penaltyThreshold: setting(int(1, 1000), 3, 'faults (protocol violations, invalid signatures) within penaltyWindowMs that ban a validator connection'),
+      penaltyWindowMs: setting(int(1000, 86_400_000), 600_000, 'window in which penalty faults are counted'),
+      penaltyCooldownMs: setting(int(0, 86_400_000), 600_000, 'how long a banned validator is not dialled'),
+      discoveryIntervalMs: setting(int(1000, 3_600_000), 60_000, 'how often info.peers of upstreams.node is read for validator addresses'),
+    }),
     publicMode: setting(bool(), false, 'refuse node-specific methods as the public server does'),
     rateLimit: z.strictObject({
       requestsPerMinute: setting(int(0, 10_000_000), 600, 'per client IP without an API key (0: no limit)'),
@@ -114,11 +135,13 @@ export const CONFIG_SCHEMA = z
     shutdownGraceMs: setting(int(0, 600_000), 10_000, 'how long shutdown waits for in-flight aggregations'),
   })
   .check((ctx) => {
-    const { aggregation, limits } = ctx.value;
+    const { aggregation, limits, p2p } = ctx.value;
     const fail = (path: string[], message: string): void => void ctx.issues.push({ code: 'custom', path, message, input: ctx.value });
     if (aggregation.requestTimeoutMs > aggregation.deadlineMs) fail(['aggregation', 'requestTimeoutMs'], 'must not exceed aggregation.deadlineMs');
     // Node's HTTP server would never apply a headers timeout longer than the whole-request one.
     if (limits.headersTimeoutMs > limits.requestTimeoutMs) fail(['limits', 'headersTimeoutMs'], 'must not exceed limits.requestTimeoutMs');
+    if ((p2p.tlsCertFile === null) !== (p2p.tlsKeyFile === null)) fail(['p2p', p2p.tlsCertFile === null ? 'tlsCertFile' : 'tlsKeyFile'], 'p2p.tlsCertFile and p2p.tlsKeyFile are set together or not at all');
+    if (p2p.reconnectMaxMs < p2p.reconnectMinIntervalMs) fail(['p2p', 'reconnectMaxMs'], 'must not be below p2p.reconnectMinIntervalMs');
   });
 
 export type Config = z.output<typeof CONFIG_SCHEMA>;

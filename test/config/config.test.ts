@@ -174,6 +174,43 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('reads p2p.peers as {nodeId, address} entries, from the file and as JSON from the environment, naming a bad entry', () => {
+    const peers = [
+      { nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', address: '203.0.113.7:9651' },
+      { nodeId: 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', address: 'validator-2.example.org:9651' },
+    ];
+    expect(loadConfig({ env: {}, overrides: { 'p2p.peers': peers } }).p2p.peers).toEqual(peers);
+    expect(loadConfig({ env: { WARPGATE_P2P_PEERS: JSON.stringify(peers.slice(0, 1)) } }).p2p.peers).toEqual(peers.slice(0, 1));
+    const bad = [
+      { nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lh', address: '203.0.113.7:9651' },
+      { nodeId: 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', address: '203.0.113.7' },
+      { nodeId: 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', address: '[::1]:9651', url: 'x' },
+      'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ',
+    ];
+    const problems = problemsOf(() => loadConfig({ env: {}, overrides: { 'p2p.peers': bad } }));
+    expect(problems).toEqual([
+      expect.stringMatching(/^p2p\.peers\[0\]\.nodeId: .* is not a NodeID \(.*checksum/),
+      expect.stringMatching(/^p2p\.peers\[1\]\.address: '203\.0\.113\.7' is not host:port/),
+      "p2p.peers[2]: unknown key 'url'",
+      expect.stringMatching(/^p2p\.peers\[3\]\.nodeId: /),
+      expect.stringMatching(/^p2p\.peers\[3\]\.address: /),
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { WARPGATE_P2P_PEERS: 'NodeID-x@1.2.3.4:9651' } }))[0]).toMatch(/^WARPGATE_P2P_PEERS \(p2p\.peers\): must be JSON/);
+  });
+
+  it('checks the p2p identity files come as a pair, the claimed version, and the 10 s reconnect floor', () => {
+    expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'p2p.tlsCertFile': '/etc/warpgate/staker.crt' } }))).toEqual([
+      'p2p.tlsKeyFile: p2p.tlsCertFile and p2p.tlsKeyFile are set together or not at all',
+    ]);
+    expect(loadConfig({ env: {}, overrides: { 'p2p.tlsCertFile': '/a.crt', 'p2p.tlsKeyFile': '/a.key' } }).p2p.tlsKeyFile).toBe('/a.key');
+    expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'p2p.version': '1.15' } }))).toEqual(["p2p.version: '1.15' is not a version like avalanchego/1.15.0"]);
+    expect(loadConfig({ env: { WARPGATE_P2P_VERSION: 'avalanchego/1.14.0' } }).p2p.version).toBe('avalanchego/1.14.0');
+    expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'p2p.reconnectMinIntervalMs': 5000 } }))[0]).toMatch(/^p2p\.reconnectMinIntervalMs: must be from 10000/);
+    expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'p2p.reconnectMinIntervalMs': 60_000, 'p2p.reconnectMaxMs': 30_000 } }))).toEqual([
+      'p2p.reconnectMaxMs: must not be below p2p.reconnectMinIntervalMs',
+    ]);
+  });
+
   it('rejects a subnet ID with a bad checksum', () => {
     const wrong = SUBNET.slice(0, -1) + (SUBNET.endsWith('H') ? 'J' : 'H');
     const [problem] = problemsOf(() => loadConfig({ env: { WARPGATE_READINESS_SUBNETS: wrong } }));
