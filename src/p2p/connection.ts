@@ -7,9 +7,8 @@
 import type { TLSSocket } from 'node:tls';
 import type { PublicKey } from '../bls/index.js';
 import { bytesEqual, bytesToHex } from '../warp/hex.js';
-import type { CloseReason } from './errors.js';
 import type { AppRequest, ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
-import { HandshakeRefusedError, P2PProtocolError, P2PRequestError, type PeerFault } from './errors.js';
+import { abortedBy, HandshakeRefusedError, P2PProtocolError, P2PRequestError, type CloseReason, type PeerFault } from './errors.js';
 import type { RequestFailure } from '../util/request-failure.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
@@ -38,11 +37,12 @@ interface Pending {
   chainId: Uint8Array;
   deadline: number;
   resolve(a: P2PAnswer): void;
-  reject(e: P2PRequestError): void;
+  reject(e: Error): void;
   cleanup(): void;
 }
 
 const RECENTLY_EXPIRED_CAP = 4096;
+
 /** Handshake fields whose failure is an incompatibility (back off), not misbehaviour (penalise). */
 const INCOMPATIBLE_FIELDS = new Set(['networkID', 'myTime', 'version']);
 
@@ -115,7 +115,7 @@ export class P2PConnection {
   request(req: SignatureRequestInput, timeoutMs: number, signal?: AbortSignal): Promise<P2PAnswer> {
     if (this.state === 'closed') return Promise.reject(new P2PRequestError('disconnected', this.nodeId, 'the connection is closed'));
     if (this.state !== 'ready') return Promise.reject(new P2PRequestError('not-connected', this.nodeId, 'the handshake is not finished'));
-    if (signal?.aborted) return Promise.reject(new P2PRequestError('aborted', this.nodeId, 'the request was aborted'));
+    if (signal?.aborted) return Promise.reject(abortedBy(signal, this.nodeId));
     if (this.pending.size >= this.limits.maxOutstandingRequests) {
       return Promise.reject(new P2PRequestError('overloaded', this.nodeId, `${this.pending.size} requests are already outstanding`));
     }
@@ -130,7 +130,7 @@ export class P2PConnection {
       const onAbort = (): void => {
         if (this.pending.delete(requestId)) {
           this.rememberExpired(requestId);
-          reject(new P2PRequestError('aborted', this.nodeId, 'the request was aborted'));
+          reject(abortedBy(signal!, this.nodeId));
         }
       };
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -9,6 +9,16 @@ export class P2PRequestError extends RequestFailedError {
   }
 }
 
+/**
+ * The caller's own abort reason when it is already a request failure named 'aborted' (the
+ * aggregator cancels hundreds of requests with one shared REQUEST_CANCELLED: a new Error, with its
+ * stack, per request would cost the event loop milliseconds); else a P2PRequestError('aborted').
+ */
+export function abortedBy(signal: AbortSignal, nodeId: string): Error {
+  const given: unknown = signal.reason;
+  return given instanceof Error && (given as { reason?: unknown }).reason === 'aborted' ? given : new P2PRequestError('aborted', nodeId, 'the request was aborted');
+}
+
 /** Why a connection was closed; 'fault' kinds count as penalties against the peer. */
 export type CloseReason =
   | { kind: 'local'; detail: string }

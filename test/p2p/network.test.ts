@@ -20,6 +20,7 @@ import {
   startRawPeer,
 } from './helpers.js';
 import type { SimulatedAvalancheNode } from '../../src/devnet/avalanchego-node/node.js';
+import { REQUEST_CANCELLED } from '../../src/aggregator/peer-source.js';
 
 afterEach(closeAll);
 
@@ -179,6 +180,18 @@ describe('ACP-118 requests', () => {
     await small.close();
     expect(await Promise.all(first.map((p) => p.catch((e: P2PRequestError) => e.reason)))).toEqual(['closed', 'closed']);
     expect(await ask(small, node, hashMessage(4).bytes).catch((e: P2PRequestError) => e.reason)).toBe('closed');
+  });
+
+  it('cancelled with the aggregator’s shared REQUEST_CANCELLED, rejects with that very object (no Error per request)', async () => {
+    const node = await startNode();
+    const net = await connected(node);
+    const ac = new AbortController();
+    const unknownChain = new Uint8Array(32).fill(3);
+    const pending = [1, 2, 3].map((i) => ask(net, node, hashMessage(i).bytes, { chainId: unknownChain, signal: ac.signal }));
+    ac.abort(REQUEST_CANCELLED);
+    for (const p of pending) expect(await p.catch((e: unknown) => e)).toBe(REQUEST_CANCELLED);
+    // Already aborted when asked: the same.
+    expect(await ask(net, node, hashMessage(4).bytes, { signal: ac.signal }).catch((e: unknown) => e)).toBe(REQUEST_CANCELLED);
   });
 
   it('sends odd request IDs only', async () => {
