@@ -30,9 +30,10 @@ export function generateStakingCertificate(now: Date = new Date()): { certPem: s
 /**
  * A self-signed certificate for any key, laid out as avalanchego's (ECDSA keys sign with
  * ecdsa-with-SHA256, RSA keys with sha256WithRSAEncryption). Exported for operators' own keys and
- * for tests of the certificate rules.
+ * for tests of the certificate rules. `signTbs` replaces node:crypto's signature (random per
+ * call) with one of the caller's (the devnet signs deterministically, so a seed gives one NodeID).
  */
-export function selfSignedCertificatePem(privateKey: KeyObject, now: Date = new Date()): string {
+export function selfSignedCertificatePem(privateKey: KeyObject, now: Date = new Date(), signTbs?: (tbs: Uint8Array) => Uint8Array): string {
   const publicKey = createPublicKey(privateKey);
   const notAfter = new Date(now.getTime());
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + 100);
@@ -62,7 +63,8 @@ export function selfSignedCertificatePem(privateKey: KeyObject, now: Date = new 
       }),
     ]),
   });
-  const signed = sign('sha256', Buffer.from(AsnConvert.serialize(tbsCertificate)), privateKey);
+  const tbs = Buffer.from(AsnConvert.serialize(tbsCertificate));
+  const signed = signTbs ? Buffer.from(signTbs(tbs)) : sign('sha256', tbs, privateKey);
   const signatureValue = signed.buffer.slice(signed.byteOffset, signed.byteOffset + signed.byteLength) as ArrayBuffer;
   return toPem('CERTIFICATE', Buffer.from(AsnConvert.serialize(new x509.Certificate({ tbsCertificate, signatureAlgorithm, signatureValue }))));
 }

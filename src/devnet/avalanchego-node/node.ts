@@ -6,12 +6,14 @@
 // from warpgate's own side is avalanchego's: unparseable messages are skipped, not punished;
 // an AppRequest for a chain it does not track, or with an expired deadline, is dropped without
 // an answer; on an EVM chain an even request ID goes to the legacy handler and is never
-// answered; a second connection from a connected NodeID is dropped.
+// answered; a second connection from a connected NodeID is dropped. A devnet's byzantine
+// validator misbehaves when it would sign (`fault`, the signer's fault modes): it answers a bad
+// signature, garbage instead of a SignatureResponse, nothing, or drops the connection.
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { loadBackend, type BlsBackend, type PublicKey, type SecretKey } from '../../bls/index.js';
 import { parseUnsignedMessage } from '../../warp/index.js';
-import { bytesEqual, bytesToHex } from '../../warp/hex.js';
+import { bytesEqual, bytesToHex, concatBytes } from '../../warp/hex.js';
 import {
   APP_ERROR,
   claimedIpPort,
@@ -35,6 +37,7 @@ import {
   type ClaimedIpPort,
 } from '../../p2p/index.js';
 
+import type { FaultMode } from '../../signer/faults.js';
 import { evmWarpVerifier, type WarpVerifier } from './warp-verifiers.js';
 
 type SimulatedChain = { kind: 'evm'; chainId: Uint8Array } | { kind: 'pchain'; chainId: Uint8Array; verify: WarpVerifier };
@@ -61,6 +64,8 @@ export interface SimulatedNodeOptions {
   /** What this node gossips in PeerList. */
   peerList?(): readonly ClaimedIpPort[];
   compress?: boolean;
+  /** Byzantine: how it answers a request it would sign (devnet and tests only). */
+  fault?: FaultMode;
 }
 
 interface SimulatedNodeStats {
@@ -219,8 +224,21 @@ export class SimulatedAvalancheNode {
     // vms/platformvm/warp/signer.go: the signer only signs for its own chain and network.
     if (!bytesEqual(message.sourceChainId, chain.chainId)) return refuse(APP_ERROR.unexpected, 'failed to sign message: wrong SourceChainID');
     if (message.networkId !== this.options.networkId) return refuse(APP_ERROR.unexpected, 'failed to sign message: wrong NetworkID');
-    const signature = this.bls.sign(this.sk, message.bytes).bytes;
     this.counters.answered++;
-    conn.sendAppResponse(req.chainId, req.requestId, encodeSignatureResponse(signature));
+    switch (this.options.fault) {
+      case 'silent':
+        return;
+      case 'disconnect':
+        return conn.close({ kind: 'local', detail: 'byzantine: dropping the connection on a request' });
+      case 'garbage':
+        // Not a SignatureResponse: field 1 announced as 200 bytes long, then nothing.
+        return conn.sendAppResponse(req.chainId, req.requestId, Uint8Array.of(0x0a, 0xc8, 0x01));
+      case 'invalid-signature':
+        return conn.sendAppResponse(req.chainId, req.requestId, encodeSignatureResponse(this.bls.sign(this.sk, concatBytes(message.bytes, Uint8Array.of(0))).bytes));
+      case 'wrong-key':
+        return conn.sendAppResponse(req.chainId, req.requestId, encodeSignatureResponse(this.bls.sign(this.bls.generateSecretKey(), message.bytes).bytes));
+      default:
+        conn.sendAppResponse(req.chainId, req.requestId, encodeSignatureResponse(this.bls.sign(this.sk, message.bytes).bytes));
+    }
   }
 }

@@ -30,7 +30,7 @@ const MIN_VALIDATORS = 2;
 const MAX_VALIDATORS = 10_000;
 
 function checkOptions(options: GenesisOptions): Required<GenesisOptions> {
-  const { validators, seed, byzantine = 0, networkId = DEFAULT_NETWORK_ID } = options;
+  const { validators, seed, byzantine = 0, networkId = DEFAULT_NETWORK_ID, avalanchegoNodes = () => false } = options;
   if (!Number.isInteger(validators) || validators < MIN_VALIDATORS || validators > MAX_VALIDATORS) {
     throw new DevnetGenesisError('validators', `must be a whole number from ${MIN_VALIDATORS} to ${MAX_VALIDATORS}, got ${validators}`);
   }
@@ -41,7 +41,7 @@ function checkOptions(options: GenesisOptions): Required<GenesisOptions> {
   if (!Number.isInteger(byzantine) || byzantine < 0) {
     throw new DevnetGenesisError('byzantine', `must be a whole number of validators, got ${byzantine}`);
   }
-  return { validators, seed, byzantine, networkId };
+  return { validators, seed, byzantine, networkId, avalanchegoNodes };
 }
 
 /**
@@ -65,6 +65,7 @@ function assignFaults(keys: ValidatorKeys, currentWeights: bigint[], validationI
       weight: currentWeights[index]!,
       validationId: validationIds[index]!,
       ...(fault ? { fault } : {}),
+      ...(node.staking ? { staking: node.staking } : {}),
     };
   });
   const honestWeight = validators.filter((v) => !v.fault).reduce((sum, v) => sum + v.weight, 0n);
@@ -73,11 +74,11 @@ function assignFaults(keys: ValidatorKeys, currentWeights: bigint[], validationI
 
 /** Builds the devnet. Deterministic in its options; throws DevnetGenesisError for impossible ones. */
 export function buildGenesis(options: GenesisOptions): DevnetGenesis {
-  const { validators: n, seed, byzantine: byzantineCount, networkId } = checkOptions(options);
+  const { validators: n, seed, byzantine: byzantineCount, networkId, avalanchegoNodes } = checkOptions(options);
   const bls = loadBackend();
 
   const ids = networkIdentities(seed, networkId);
-  const keys = validatorKeys(bls, seed, n);
+  const keys = validatorKeys(bls, seed, n, avalanchegoNodes);
   const conversion = convertSubnetToL1(ids, keys);
   const { records, validationIds } = conversion.state;
   const sign = managerSigner(ids, records, keys.nodes, bls, new PublicKeyCache(bls, n + INACTIVE_VALIDATORS + 8));

@@ -12,6 +12,11 @@ export interface GenesisOptions {
   /** How many of them misbehave; the honest rest keeps more than 80% of the weight. */
   byzantine?: number;
   networkId?: number;
+  /**
+   * Which validators (by index) run as simulated avalanchego nodes: they get a staking
+   * certificate, and their NodeID is its hash. Default none (every NodeID from the seed).
+   */
+  avalanchegoNodes?: (index: number) => boolean;
 }
 
 /** One active L1 validator with its signing key: what a devnet signer runs as. */
@@ -30,6 +35,8 @@ export interface DevnetValidator {
   validationId: Uint8Array;
   /** Set for byzantine validators: how this one misbehaves. */
   fault?: FaultMode;
+  /** Staking certificate and key (PEM) of a validator that runs as a simulated avalanchego node. */
+  staking?: { certPem: string; keyPem: string };
 }
 
 /** An L1 validator as the P-Chain's state holds it (active or not). */

@@ -1,10 +1,13 @@
 // The second stage of a genesis: the L1's validators as keys and weights. N keyed validators of
 // uneven weight (validators 1 and 2 share one BLS key: two node IDs, one canonical validator),
 // and INACTIVE_VALIDATORS more that will hold no balance and so count only as the keyless
-// entry's weight.
+// entry's weight. Validators that will run as simulated avalanchego nodes get a staking
+// certificate, and their NodeID is the certificate's, as a real node's is.
 import type { BlsBackend } from '../../bls/types.js';
+import { certificateDerFromPem, nodeIdBytesFromCertificate } from '../../p2p/index.js';
 import { nodeIdToString } from '../../warp/cb58.js';
 import { deriveBlsSecretKey, deriveNodeId, deriveU64 } from './keys.js';
+import { deriveStakingKeyPair, type StakingKeyPair } from './staking.js';
 
 /** Inactive L1 validators (balance 0): they only count as the keyless entry's weight. */
 export const INACTIVE_VALIDATORS = 2;
@@ -14,6 +17,8 @@ export interface KeyedNode {
   nodeId: string;
   secretKey: Uint8Array;
   publicKey: Uint8Array;
+  /** Its staking certificate and key, when it runs as a simulated avalanchego node. */
+  staking?: StakingKeyPair;
 }
 
 export interface ValidatorKeys {
@@ -26,13 +31,19 @@ export interface ValidatorKeys {
   sharedPair: [number, number] | null;
 }
 
-function keyedNode(bls: BlsBackend, nodeIdBytes: Uint8Array, secretKey: Uint8Array): KeyedNode {
+function keyedNode(bls: BlsBackend, nodeIdBytes: Uint8Array, secretKey: Uint8Array, staking?: StakingKeyPair): KeyedNode {
   return {
     nodeIdBytes,
     nodeId: nodeIdToString(nodeIdBytes),
     secretKey,
     publicKey: bls.publicKeyOf(bls.secretKeyFromBytes(secretKey)).bytes,
+    ...(staking ? { staking } : {}),
   };
+}
+
+/** A validator's NodeID bytes: its certificate's when it has one, else 20 bytes from the seed. */
+function nodeIdOf(seed: string, index: number, staking: StakingKeyPair | undefined): Uint8Array {
+  return staking ? nodeIdBytesFromCertificate(certificateDerFromPem(staking.certPem)) : deriveNodeId(seed, 'validator', index, 'node');
 }
 
 /**
@@ -46,7 +57,8 @@ function l1Weight(seed: string, index: number, heavyCount: number, scale: bigint
   return weight / scale;
 }
 
-export function validatorKeys(bls: BlsBackend, seed: string, n: number): ValidatorKeys {
+/** `withStaking(i)`: validator i gets a staking certificate (it runs as a simulated avalanchego node). */
+export function validatorKeys(bls: BlsBackend, seed: string, n: number, withStaking: (index: number) => boolean = () => false): ValidatorKeys {
   const sharedPair: [number, number] | null = n >= 3 ? [1, 2] : null;
   const heavyCount = Math.max(1, Math.round(n / 10));
   const scale = BigInt(Math.max(1, Math.ceil(n / 2000)));
@@ -54,7 +66,8 @@ export function validatorKeys(bls: BlsBackend, seed: string, n: number): Validat
   const initialWeights: bigint[] = [];
   for (let i = 0; i < n; i++) {
     const secret = sharedPair && i === sharedPair[1] ? nodes[sharedPair[0]]!.secretKey : deriveBlsSecretKey(seed, 'validator', i, 'bls');
-    nodes.push(keyedNode(bls, deriveNodeId(seed, 'validator', i, 'node'), secret));
+    const staking = withStaking(i) ? deriveStakingKeyPair(seed, 'validator', i) : undefined;
+    nodes.push(keyedNode(bls, nodeIdOf(seed, i, staking), secret, staking));
     initialWeights.push(l1Weight(seed, i, heavyCount, scale));
   }
   const inactive: { node: KeyedNode; weight: bigint }[] = [];

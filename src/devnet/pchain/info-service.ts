@@ -1,7 +1,8 @@
 // The simulated node's `info.*` and `health.*` services (avalanchego api/info and api/health):
 // enough of them for clients that check the network ID, the node's version and identity, and
-// whether the node is healthy before trusting it.
-import { cb58Encode } from '../../warp/cb58.js';
+// whether the node is healthy before trusting it, and that learn validators' addresses from
+// info.peers.
+import { cb58Encode, nodeIdToString } from '../../warp/cb58.js';
 import { bytesTo0xHex } from '../../warp/hex.js';
 import type { DevnetGenesis } from '../genesis/types.js';
 import { JsonRpcError } from './json-rpc-errors.js';
@@ -16,7 +17,46 @@ const NETWORK_NAMES: ReadonlyMap<number, string> = new Map([
   [12345, 'local'],
 ]);
 
-export function infoService(genesis: DevnetGenesis): JsonRpcService {
+/** A peer the simulated node is connected to: the simulated avalanchego validators. */
+export interface InfoPeer {
+  nodeId: string;
+  /** The address it listens on and signed (info.peers `publicIP`). */
+  host: string;
+  port: number;
+}
+
+/** Go's netip.AddrPort text: IPv6 in brackets. */
+function addrPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * info.peers as avalanchego answers it (api/info/service.go, network/peer/info.go): `ip` is the
+ * remote end of the connection (for a peer that dialled in, an ephemeral port: here a made-up
+ * one, so a client that dials it finds nobody), `publicIP` the address the peer signed.
+ */
+function peersReply(peers: readonly InfoPeer[], only: ReadonlySet<string> | undefined): unknown {
+  const listed = peers.filter((p) => !only || only.has(p.nodeId));
+  return {
+    numPeers: String(listed.length),
+    peers: listed.map((p, i) => ({
+      ip: addrPort(p.host, 40_000 + (i % 20_000)),
+      publicIP: addrPort(p.host, p.port),
+      nodeID: p.nodeId,
+      version: SIMULATED_NODE_VERSION,
+      upgradeTime: 0,
+      lastSent: new Date().toISOString(),
+      lastReceived: new Date().toISOString(),
+      observedUptime: '100',
+      trackedSubnets: [],
+      supportedACPs: [],
+      objectedACPs: [],
+      benched: [],
+    })),
+  };
+}
+
+export function infoService(genesis: DevnetGenesis, peers: () => readonly InfoPeer[] = () => []): JsonRpcService {
   const chains = knownChains(genesis);
   return {
     name: 'info',
@@ -34,6 +74,10 @@ export function infoService(genesis: DevnetGenesis): JsonRpcService {
         nodeID: genesis.node.nodeId,
         nodePOP: { publicKey: bytesTo0xHex(genesis.node.publicKey), proofOfPossession: bytesTo0xHex(genesis.node.proofOfPossession) },
       }),
+      peers: (args) => {
+        const filter = args.nodeIds('nodeIDs');
+        return peersReply(peers(), filter && filter.length > 0 ? new Set(filter.map(nodeIdToString)) : undefined);
+      },
       isBootstrapped: (args) => {
         const chain = args.string('chain') ?? '';
         if (chain === '') throw new JsonRpcError("argument 'chain' not given");

@@ -9,7 +9,7 @@ import type { BlsBackend } from '../../bls/types.js';
 import { cb58Encode, P_CHAIN_ID } from '../../warp/cb58.js';
 import type { DevnetGenesis } from '../genesis/types.js';
 import { stringifyJson } from './go-json.js';
-import { healthReport, healthService, infoService } from './info-service.js';
+import { healthReport, healthService, infoService, type InfoPeer } from './info-service.js';
 import { JsonRpcError } from './json-rpc-errors.js';
 import { sendAnswer, serveJsonRpc, serviceMap, type JsonRpcService } from './json-rpc-server.js';
 import { platformService } from './platform-service.js';
@@ -36,6 +36,8 @@ interface PChainNodeOptions {
   maxLoggedCalls?: number;
   /** Backend for canonical ordering in getAllValidatorsAt; blst by default. */
   bls?: BlsBackend;
+  /** What info.peers lists, read at each call: the devnet's simulated avalanchego validators. */
+  peers?: () => readonly InfoPeer[];
 }
 
 interface LoggedCall {
@@ -80,7 +82,7 @@ export async function startPChainNode(options: PChainNodeOptions): Promise<Simul
     ...(options.legacyValidatorsAtShape ? { legacyValidatorsAtShape: true } : {}),
   });
   const pchain = serviceMap(platform);
-  const info = serviceMap(infoService(genesis));
+  const info = serviceMap(infoService(genesis, options.peers));
   const health = serviceMap(healthService(() => fault !== 'error'));
 
   const hooks = {

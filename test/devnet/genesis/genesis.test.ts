@@ -13,6 +13,7 @@ import {
   type DevnetGenesis,
 } from '../../../src/devnet/genesis/index.js';
 import { proofOfPossession } from '../../../src/devnet/genesis/pop.js';
+import { certificateDerFromPem, loadStakingIdentity, nodeIdBytesFromCertificate } from '../../../src/p2p/index.js';
 import { shortIdOfPublicKey } from '../../../src/devnet/pchain/address.js';
 import { PChainState } from '../../../src/devnet/pchain/state.js';
 import { encodeUnsignedTx, signedTxJson, unsignedTxJson, type ConvertSubnetToL1Tx } from '../../../src/devnet/pchain/tx.js';
@@ -69,6 +70,29 @@ describe('buildGenesis: reproducibility', () => {
     for (const v of small.validators) {
       expect(bytesToHex(noble.publicKeyOf(noble.secretKeyFromBytes(v.secretKey)).bytes)).toBe(bytesToHex(v.publicKey));
     }
+  });
+
+  it('gives the validators that run as avalanchego nodes a staking certificate whose hash is their NodeID, the same for the same seed', () => {
+    const odd = (i: number): boolean => i % 2 === 1;
+    const g = buildGenesis({ validators: 6, seed: 'genesis-test', avalanchegoNodes: odd });
+    const again = buildGenesis({ validators: 6, seed: 'genesis-test', avalanchegoNodes: odd });
+    for (const v of g.validators) {
+      if (!odd(v.index)) {
+        expect(v.staking).toBeUndefined();
+        // Untouched: the NodeID derived from the seed, as without avalanchego nodes.
+        expect(v.nodeId).toBe(small.validators[v.index]!.nodeId);
+        continue;
+      }
+      const identity = loadStakingIdentity(v.staking!.certPem, v.staking!.keyPem);
+      expect(identity.nodeId).toBe(v.nodeId);
+      expect(bytesToHex(nodeIdBytesFromCertificate(certificateDerFromPem(v.staking!.certPem)))).toBe(bytesToHex(v.nodeIdBytes));
+      expect(again.validators[v.index]!.staking).toEqual(v.staking);
+      // A certificate avalanchego accepts: ECDSA P-256 and within its rules.
+      expect(identity.certificate.publicKey.asymmetricKeyType).toBe('ec');
+    }
+    // The P-Chain state knows them by those NodeIDs.
+    const listed = new Set(l1EntriesAt(g.l1Validators, g.currentHeight).map((e) => e.nodeId));
+    for (const v of g.validators) expect(listed.has(v.nodeId)).toBe(true);
   });
 
   it('refuses impossible sizes with the option named', () => {

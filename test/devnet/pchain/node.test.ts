@@ -362,6 +362,27 @@ describe('info and health', () => {
     expect(noble.verifyProofOfPossession(noble.publicKeyFromBytes(hexToBytes(id.nodePOP.publicKey)), noble.signatureFromBytes(hexToBytes(id.nodePOP.proofOfPossession)))).toBe(true);
   });
 
+  it('answers info.peers with each listed peer’s publicIP (the address it listens on) and a different ip, filtered by nodeIDs', async () => {
+    const [a, b] = genesis.validators;
+    const peers = [
+      { nodeId: a!.nodeId, host: '127.0.0.1', port: 9651 },
+      { nodeId: b!.nodeId, host: '::1', port: 9653 },
+    ];
+    const withPeers = await startPChainNode({ genesis, peers: () => peers });
+    extraNodes.push(withPeers);
+    const all = (await rpc('info.peers', { nodeIDs: [] }, '/ext/info', withPeers)).result;
+    expect(all.numPeers).toBe('2');
+    expect(all.peers.map((p: any) => [p.nodeID, p.publicIP])).toEqual([
+      [a!.nodeId, '127.0.0.1:9651'],
+      [b!.nodeId, '[::1]:9653'],
+    ]);
+    for (const p of all.peers) expect(p.ip).not.toBe(p.publicIP);
+    const one = (await rpc('info.peers', { nodeIDs: [b!.nodeId] }, '/ext/info', withPeers)).result;
+    expect(one.peers.map((p: any) => p.nodeID)).toEqual([b!.nodeId]);
+    // A node with no avalanchego peers lists none.
+    expect((await rpc('info.peers', {}, '/ext/info')).result).toEqual({ numPeers: '0', peers: [] });
+  });
+
   it('serves health over GET (200 healthy) and JSON-RPC', async () => {
     for (const path of ['/ext/health', '/ext/health/health', '/ext/health/readiness', '/ext/health/liveness']) {
       const res = await fetch(`${node.url}${path}`, { signal: AbortSignal.timeout(REQUEST_DEADLINE_MS) });
