@@ -22,7 +22,7 @@ function readBootstrapped(result: unknown): boolean {
 }
 
 /** One peer of info.peers: its NodeID and the address it signed in its Handshake, when it gave one. */
-export interface NodePeer {
+interface NodePeer {
   nodeId: string;
   /**
    * `publicIP`: the address the peer claimed and signed (network/peer/info.go). Absent when the
@@ -37,7 +37,7 @@ export interface NodePeer {
  * An entry that is not a peer with a valid NodeID is skipped, not fatal: one odd peer must not
  * hide the others. `peers` itself must be a list (Go writes an empty one as [] or null).
  */
-export function readPeers(result: unknown): { peers: NodePeer[]; skipped: number } {
+function readPeers(result: unknown): { peers: NodePeer[]; skipped: number } {
   const list = isRecord(result) ? result.peers : undefined;
   if (list !== null && !Array.isArray(list)) throw new Error(`peers is not a list: ${JSON.stringify(list)?.slice(0, 100)}`);
   const peers: NodePeer[] = [];

@@ -121,6 +121,7 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
   private started = false;
   private closed = false;
   private dialing = 0;
+  private pulls = 0;
 
   constructor(options: P2PNetworkOptions) {
     super();
@@ -185,6 +186,18 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
 
   isConnected(nodeId: string): boolean {
     return this.targets.get(nodeId)?.conn?.isReady === true;
+  }
+
+  /**
+   * Asks one connected peer (in turn) for the validator addresses it knows (GetPeerList with an
+   * empty known-peers filter): the wanted ones it names come back as 'discovered'. False when no
+   * peer is connected.
+   */
+  pullPeerList(): boolean {
+    const ready = [...this.targets.values()].filter((s) => s.conn?.isReady);
+    if (ready.length === 0) return false;
+    ready[this.pulls++ % ready.length]!.conn!.requestPeerList();
+    return true;
   }
 
   connectedNodeIds(): string[] {

@@ -10,11 +10,13 @@ import type { AggregatorOptions } from '../aggregator/aggregator.js';
 import type { NodeCallEvent } from '../node/transport.js';
 import type { ProxyObservation } from '../proxy/index.js';
 import type { HttpMetrics } from '../server/routes/ops.js';
+import type { RoutingEvents } from './signer-routing.js';
 
 /** The live state the gauges read at every scrape. */
 interface LiveSources {
   workerQueue: () => number;
-  peersConnected: () => number;
+  /** Validators connected, per transport: WebSocket signer peers and avalanchego peers (p2p). */
+  peersConnected: () => { ws: number; p2p: number };
   aggregationsInFlight: () => number;
   /** Connected stake of each subnet readiness checks (see readiness.ts). */
   connectedStake: () => Promise<{ subnet: string; percent: number }[]>;
@@ -26,8 +28,11 @@ export class Metrics implements HttpMetrics {
   readonly signedWeightRatio: Histogram<string>;
   readonly lastSignedWeight: Gauge<string>;
   readonly lastTotalWeight: Gauge<string>;
-  readonly peersConnected: Gauge<string>;
+  readonly peersConnected: Gauge<'transport'>;
   readonly peerRefusals: Counter<'reason'>;
+  readonly peerRequests: Counter<'transport' | 'outcome'>;
+  readonly p2pAppErrors: Counter<'code'>;
+  readonly p2pDialFailures: Counter<'kind'>;
   readonly connectedStakePercent: Gauge<'subnet'>;
   readonly signatureResponses: Counter<'result'>;
   readonly signatureCache: Counter<'result'>;
@@ -70,7 +75,30 @@ export class Metrics implements HttpMetrics {
     });
     this.lastSignedWeight = new Gauge({ name: 'warpgate_last_signed_weight', help: 'Signed weight of the last successful aggregation', registers });
     this.lastTotalWeight = new Gauge({ name: 'warpgate_last_total_weight', help: 'Total weight of the last successful aggregation', registers });
-    this.peersConnected = liveGauge('warpgate_peers_connected', 'Signer peers connected and authenticated', (live) => live.peersConnected());
+    this.peersConnected = new Gauge({
+      name: 'warpgate_peers_connected',
+      help: 'Validators connected, by transport: ws (signer peers, authenticated) and p2p (avalanchego peers, Handshake done)',
+      labelNames: ['transport'],
+      registers,
+      collect() {
+        const counts = metrics.live?.peersConnected() ?? { ws: 0, p2p: 0 };
+        this.set({ transport: 'ws' }, counts.ws);
+        this.set({ transport: 'p2p' }, counts.p2p);
+      },
+    });
+    this.peerRequests = new Counter({
+      name: 'warpgate_peer_requests_total',
+      help: 'Signature requests to validators by transport and outcome (signature, refused, timeout, cancelled, failed)',
+      labelNames: ['transport', 'outcome'],
+      registers,
+    });
+    this.p2pAppErrors = new Counter({
+      name: 'warpgate_p2p_app_errors_total',
+      help: 'AppErrors avalanchego validators answered signature requests with, by code (unexpected, unregistered-handler, not-validator, throttled, vm-N)',
+      labelNames: ['code'],
+      registers,
+    });
+    this.p2pDialFailures = new Counter({ name: 'warpgate_p2p_dial_failures_total', help: 'Failed dials to avalanchego validators by kind', labelNames: ['kind'], registers });
     this.peerRefusals = new Counter({
       name: 'warpgate_peer_connections_refused_total',
       help: 'Connections that dialed in on the peer path and were refused before authenticating, by reason',
@@ -114,6 +142,17 @@ export class Metrics implements HttpMetrics {
   /** A connection that dialed in on the peer path was refused. */
   readonly peerRefused = (reason: string): void => {
     this.peerRefusals.inc({ reason });
+  };
+
+  /** What the signer routing reports: each request's transport and outcome, and AppError codes. */
+  readonly routingEvents: Required<RoutingEvents> = {
+    request: (transport, outcome) => void this.peerRequests.inc({ transport, outcome }),
+    appError: (code) => void this.p2pAppErrors.inc({ code }),
+  };
+
+  /** A dial to an avalanchego validator failed. */
+  readonly p2pDialFailed = (kind: string): void => {
+    this.p2pDialFailures.inc({ kind });
   };
 
   /** What the aggregator reports: answers from peers, cache lookups, finished aggregations. */

@@ -8,6 +8,7 @@ import type { Config } from '../config/config.js';
 
 export interface NodeClient {
   pchain: PChainClient;
+  info: InfoClient;
   nodeNetworkId: () => Promise<number>;
 }
 
@@ -15,5 +16,6 @@ export interface NodeClient {
 export function connectNode(config: Config, observe: (event: NodeCallEvent) => void): NodeClient | null {
   if (!config.upstreams.node) return null;
   const transport = new JsonRpcTransport({ nodeBaseUrl: config.upstreams.node, timeoutMs: config.validatorSets.nodeTimeoutMs, observe });
-  return { pchain: new PChainClient(transport), nodeNetworkId: rememberNetworkId(new InfoClient(transport)) };
+  const info = new InfoClient(transport);
+  return { pchain: new PChainClient(transport), info, nodeNetworkId: rememberNetworkId(info) };
 }

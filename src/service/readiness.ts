@@ -1,7 +1,8 @@
 // Readiness and connected stake. The service is ready when its node answers and, for every
-// subnet in readiness.subnets, the validators whose signer peers are connected hold at least
-// readiness.quorumPercentage of the subnet's total weight (keyless weight included, as quorum
-// counts it). The same arithmetic feeds the connected-stake gauge at every scrape.
+// subnet in readiness.subnets, the validators connected over either transport (a signer peer or
+// an avalanchego peer connection) hold at least readiness.quorumPercentage of the subnet's total
+// weight (keyless weight included, as quorum counts it). The same arithmetic feeds the
+// connected-stake gauge at every scrape.
 import { quorumReached } from '../validators/quorum.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import type { ValidatorSets } from '../aggregator/aggregator.js';
@@ -18,13 +19,18 @@ interface ReadinessReport {
   ready: boolean;
   reasons: string[];
   subnets: SubnetStake[];
+  /** Connected validators per transport, and the p2p transport's state: what an operator looks at first when stake is short. */
+  peers?: unknown;
 }
 
 interface ReadinessOptions {
   /** Null when upstreams.node is not configured: never ready. */
   node: { getHeight(): Promise<unknown> } | null;
   sets: ValidatorSets;
+  /** Connected over either transport. */
   peers: { isConnected(publicKeyHex: string): boolean };
+  /** What `peers` in the report says. */
+  describePeers?: () => unknown;
   /** readiness.subnets: each cb58 ID as configured (`name`) and its bytes. */
   subnets: readonly { name: string; id: Uint8Array }[];
   quorumPercentage: number;
@@ -41,11 +47,12 @@ export class Readiness {
   async check(): Promise<ReadinessReport> {
     const reasons: string[] = [];
     const subnets: SubnetStake[] = [];
-    if (!this.opts.node) return { ready: false, reasons: ['upstreams.node is not configured'], subnets };
+    const peers = this.opts.describePeers ? { peers: this.opts.describePeers() } : {};
+    if (!this.opts.node) return { ready: false, reasons: ['upstreams.node is not configured'], subnets, ...peers };
     try {
       await this.opts.node.getHeight();
     } catch (err) {
-      return { ready: false, reasons: [`node does not answer: ${messageOf(err)}`], subnets };
+      return { ready: false, reasons: [`node does not answer: ${messageOf(err)}`], subnets, ...peers };
     }
     for (const { name, id } of this.opts.subnets) {
       try {
@@ -60,7 +67,7 @@ export class Readiness {
         reasons.push(`subnet ${name}: ${messageOf(err)}`);
       }
     }
-    return { ready: reasons.length === 0, reasons, subnets };
+    return { ready: reasons.length === 0, reasons, subnets, ...peers };
   }
 
   /**

@@ -1,7 +1,8 @@
 // One running service from a Config, built in dependency order: logger, metrics (the registry the
-// parts report to), BLS pool, node client, validator sets and the peer admission they feed, signer
-// peers, readiness, aggregator, forwarded read endpoints, then the HTTP app and server. close() is
-// the graceful shutdown and takes the parts down in reverse: stop accepting, let in-flight
+// parts report to), BLS pool, node client, validator sets and the peer admission and validator
+// directory they feed, signer peers, the avalanchego peer transport, the routing over both,
+// readiness, aggregator, forwarded read endpoints, then the HTTP app and server. close() is the
+// graceful shutdown and takes the parts down in reverse: stop accepting, let in-flight
 // aggregations finish up to the grace period, then close peers, upstream connections and workers.
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
@@ -20,15 +21,23 @@ import { createHttpServer, listen, stopListening } from './http-server.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { connectNode, type NodeClient } from './node-client.js';
+import { P2PTransport } from './p2p.js';
+import { loadP2PIdentity } from './p2p-identity.js';
 import { createPeerPool } from './peers.js';
 import { Readiness } from './readiness.js';
-import { openValidatorSets } from './validator-sets.js';
+import { SignerRouting } from './signer-routing.js';
+import { openValidatorSets, p2pEnabled } from './validator-sets.js';
 
 export interface Service {
   url: string;
   port: number;
   server: Server;
+  /** The WebSocket signer peers. */
   peers: PeerPool;
+  /** The avalanchego peer transport; null when p2p.enabled is false or no node is configured. */
+  p2p: P2PTransport | null;
+  /** Both transports as the aggregator sees them. */
+  routing: SignerRouting;
   aggregator: Aggregator;
   pool: BlsPool;
   metrics: Metrics;
@@ -50,16 +59,40 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const logger = opts.logger ?? createLogger(config.logLevel);
   const metrics = new Metrics();
   const bls = loadBackend(config.bls.backend, { onFallback: (reason) => logger.warn({ reason }, 'blst could not load; using the pure-JS BLS backend') });
+  // Before anything starts: a p2p identity file that cannot be used ends the start (a ConfigError).
+  const p2pIdentity = p2pEnabled(config) ? loadP2PIdentity(config.p2p, bls) : undefined;
   const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue });
   await pool.warm();
 
   const node = connectNode(config, metrics.nodeCall);
-  const { sets, admission, stopRefresh, subnets } = openValidatorSets(config, node?.pchain ?? null, bls, logger);
+  const { sets, admission, directory, stopRefresh, subnets } = openValidatorSets(config, node?.pchain ?? null, bls, logger);
   const peers = createPeerPool(config, pool, admission, metrics.peerRefused, logger);
-  const readiness = new Readiness({ node: node?.pchain ?? null, sets, peers, subnets, quorumPercentage: config.readiness.quorumPercentage });
+  const p2p =
+    node && p2pIdentity
+      ? new P2PTransport({
+          p2p: config.p2p,
+          requestTimeoutMs: config.aggregation.requestTimeoutMs,
+          info: node.info,
+          nodeNetworkId: node.nodeNetworkId,
+          directory,
+          identity: p2pIdentity,
+          bls,
+          logger: logger.child({ component: 'p2p' }),
+          events: { dialFailed: metrics.p2pDialFailed },
+        })
+      : null;
+  const routing = new SignerRouting(peers, p2p, directory, logger.child({ component: 'p2p' }), metrics.routingEvents);
+  const readiness = new Readiness({
+    node: node?.pchain ?? null,
+    sets,
+    peers: routing,
+    describePeers: () => ({ connected: routing.connectedCounts(), p2p: p2p ? p2p.stats() : 'disabled' }),
+    subnets,
+    quorumPercentage: config.readiness.quorumPercentage,
+  });
   const aggregator = new Aggregator({
     sets,
-    peers,
+    peers: routing,
     pool,
     cache: new SignatureCache(config.signatureCache),
     deadlineMs: config.aggregation.deadlineMs,
@@ -86,7 +119,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   });
   metrics.readLiveFrom({
     workerQueue: () => pool.backlog,
-    peersConnected: () => peers.connectedKeys().length,
+    peersConnected: () => routing.connectedCounts(),
     aggregationsInFlight: () => aggregator.active,
     connectedStake: async () => (await readiness.connectedStake()).map((s) => ({ subnet: s.subnetId, percent: s.connectedPercent })),
   });
@@ -108,17 +141,20 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   try {
     port = await listen(server, config);
     peers.start();
+    // In the background: it waits for the node's network ID, however long the node takes.
+    p2p?.start();
   } catch (err) {
     // A port in use must end the process, not leave worker threads and upstream sockets alive;
     // nothing may stay listening or running behind a failed start.
     if (server.listening) await stopListening(server);
     stopRefresh();
-    await Promise.allSettled([peers.close(), proxy.close(), pool.close()]);
+    routing.close();
+    await Promise.allSettled([peers.close(), p2p?.close(), proxy.close(), pool.close()]);
     throw err;
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
-  logger.info({ url, address: `${config.host}:${port}`, config: redactConfig(config), bls: bls.name }, 'warpgate listening');
+  logger.info({ url, address: `${config.host}:${port}`, config: redactConfig(config), bls: bls.name, p2pNodeId: p2p?.nodeId ?? null }, 'warpgate listening');
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -133,10 +169,11 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       if (!drained) logger.warn({ inFlightRequests: gate.inFlight, graceMs: config.shutdownGraceMs }, 'grace period over: cutting in-flight requests');
       server.closeAllConnections();
       stopRefresh();
-      await Promise.all([stopped, peers.close(), proxy.close()]);
+      routing.close();
+      await Promise.all([stopped, peers.close(), p2p?.close(), proxy.close()]);
       await pool.close();
       logger.info('stopped');
     })());
 
-  return { url, port, server, peers, aggregator, pool, metrics, logger, pchain: node?.pchain ?? null, sets, close };
+  return { url, port, server, peers, p2p, routing, aggregator, pool, metrics, logger, pchain: node?.pchain ?? null, sets, close };
 }

@@ -1,7 +1,7 @@
-// The validator sets the service reads (from the node's P-Chain, cached), and the peer admission
-// they feed: signers that dial in are admitted only with a key of a validator set the service
-// has read (or an allowed one), checked before their proof is, so every set read passes through
-// the admission's tracking (peer-admission.ts).
+// The validator sets the service reads (from the node's P-Chain, cached), and what they feed
+// (peer-admission.ts): the peer admission (signers that dial in are admitted only with a key of a
+// validator set the service has read, or an allowed one, checked before their proof is) and the
+// validator directory (which NodeIDs a key stands for, whom the p2p transport connects to).
 import type { Logger } from 'pino';
 import type { BlsBackend } from '../bls/types.js';
 import type { ValidatorSets } from '../aggregator/aggregator.js';
@@ -13,6 +13,7 @@ import { bytesToHex } from '../warp/hex.js';
 import type { Config } from '../config/config.js';
 import { NodeNotConfiguredError } from '../node/errors.js';
 import { keepSubnetSetsCurrent, trackValidatorSets } from './peer-admission.js';
+import { ValidatorDirectory } from './validator-directory.js';
 
 class NoNodeConfigured implements ValidatorSets {
   private fail(): never {
@@ -27,13 +28,19 @@ class NoNodeConfigured implements ValidatorSets {
 }
 
 interface ServedValidatorSets {
-  /** Every set read here is seen by `admission`. */
+  /** Every set read here is seen by `admission` and `directory`. */
   sets: ValidatorSets;
   admission: PeerAdmission;
-  /** Keeps the current sets of readiness.subnets read (for admission) until called. */
+  directory: ValidatorDirectory;
+  /** Keeps the current sets of readiness.subnets read (for admission and p2p connections) until called. */
   stopRefresh: () => void;
   /** readiness.subnets: the subnets the service serves, as configured and as bytes. */
   subnets: { name: string; id: Uint8Array }[];
+}
+
+/** True when the p2p transport runs: it needs the node (network ID, sets, addresses). */
+export function p2pEnabled(config: Config): boolean {
+  return config.p2p.enabled && config.upstreams.node !== null;
 }
 
 export function openValidatorSets(config: Config, pchain: PChainClient | null, bls: BlsBackend, logger: Logger): ServedValidatorSets {
@@ -47,15 +54,16 @@ export function openValidatorSets(config: Config, pchain: PChainClient | null, b
   });
   const { currentTtlMs, currentMaxStaleMs, maxEntries, maxLookback } = config.validatorSets;
   const read: ValidatorSets = pchain ? new ValidatorSetCache({ client: pchain, bls, currentTtlMs, currentMaxStaleMs, maxEntries, maxLookback }) : new NoNodeConfigured();
-  const sets = trackValidatorSets(read, admission);
+  const directory = new ValidatorDirectory({ pinnedSubnets: subnets.map((s) => bytesToHex(s.id)), maxSubnets: config.validatorSets.maxEntries });
+  const sets = trackValidatorSets(read, [admission, directory]);
   if (admission.mode === 'validators' && subnets.length === 0 && config.peerAdmission.allowedKeys.length === 0) {
     logger.warn(
       'peerAdmission.mode is validators but readiness.subnets and peerAdmission.allowedKeys are empty: a signer that dials in is admitted only once an aggregation has read its validator set',
     );
   }
   const stopRefresh =
-    pchain && admission.mode === 'validators'
+    pchain && (admission.mode === 'validators' || p2pEnabled(config))
       ? keepSubnetSetsCurrent({ sets, subnets, intervalMs: config.peerAdmission.setRefreshMs, logger: logger.child({ component: 'peers' }) })
       : () => {};
-  return { sets, admission, stopRefresh, subnets };
+  return { sets, admission, directory, stopRefresh, subnets };
 }

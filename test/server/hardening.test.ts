@@ -76,8 +76,12 @@ let bare: Service;
 /** The devnet's node, three aggregation requests a minute per client. */
 let limited: Service;
 
+/**
+ * A service under test. Its p2p transport is off: it would ask the node for its network ID in the
+ * background, and these tests count the node calls each request makes.
+ */
 function service(overrides: Record<string, unknown>): Promise<Service> {
-  return startService(loadConfig({ env: {}, overrides: { port: 0, host: '127.0.0.1', 'workers.threads': 1, ...overrides } }), {
+  return startService(loadConfig({ env: {}, overrides: { port: 0, host: '127.0.0.1', 'workers.threads': 1, 'p2p.enabled': false, ...overrides } }), {
     logger: silent,
     l1: l1MessageBuilder,
   });

@@ -24,7 +24,8 @@ let nodeOnly: Service;
 beforeAll(async () => {
   devnet = await startDevnet({ validators: 4, port: 0, logger: pino({ level: 'info' }, log), configOverrides: { 'workers.threads': 1 } });
   nodeOnly = await startService(
-    loadConfig({ env: {}, overrides: { port: 0, host: '127.0.0.1', 'workers.threads': 1, 'upstreams.node': devnet.node.url } }),
+    // p2p off: its transport would ask the node's network ID at start, and a test below counts who asks it.
+    loadConfig({ env: {}, overrides: { port: 0, host: '127.0.0.1', 'workers.threads': 1, 'upstreams.node': devnet.node.url, 'p2p.enabled': false } }),
     { logger: pino({ level: 'info' }, nodeOnlyLog) },
   );
 });

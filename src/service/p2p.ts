@@ -1,0 +1,238 @@
+// The avalanchego peer transport as the service runs it: on whenever upstreams.node is set and
+// p2p.enabled. It needs the node's network ID before its first Handshake, so it starts in the
+// background: `serve` answers /health at once, and while the node is unreachable or answers
+// nonsense the transport keeps asking (backing off to 10 s) and connects nobody; /ready tells the
+// truth meanwhile. Once running, it keeps the planned validators connected (p2p-targets.ts):
+// addresses from p2p.peers, from info.peers of the node (every discoveryIntervalMs, and soon after
+// a new set brings validators without an address) and from PeerList gossip.
+import type { Logger } from 'pino';
+import type { BlsBackend } from '../bls/types.js';
+import type { Config } from '../config/config.js';
+import type { InfoClient } from '../node/info.js';
+import { P2PNetwork, parseVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
+import { sleep } from '../util/abortable.js';
+import { parseHostPort } from '../util/host-port.js';
+import type { P2PIdentity } from './p2p-identity.js';
+import { AddressBook, planTargets } from './p2p-targets.js';
+import type { ValidatorDirectory } from './validator-directory.js';
+
+type TransportState = 'waiting-for-node' | 'running' | 'closed';
+
+/** What the transport reports as it happens (the metrics). */
+interface P2PTransportEvents {
+  dialFailed?(kind: string): void;
+}
+
+interface P2PTransportOptions {
+  p2p: Config['p2p'];
+  requestTimeoutMs: number;
+  info: InfoClient;
+  nodeNetworkId: () => Promise<number>;
+  directory: ValidatorDirectory;
+  identity: P2PIdentity;
+  /** The backend of the validator sets' keys (a validator's Handshake BLS signature is checked with it). */
+  bls: BlsBackend;
+  logger: Logger;
+  events?: P2PTransportEvents;
+}
+
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 10_000;
+/** info.peers is not asked again sooner than this when new sets bring validators without an address. */
+const MIN_DISCOVERY_GAP_MS = 5_000;
+/** NodeIDs named in one info.peers call at most. */
+const MAX_ASKED_NODE_IDS = 5_000;
+
+export class P2PTransport {
+  private network: P2PNetwork | undefined;
+  private current: TransportState = 'waiting-for-node';
+  private readonly book: AddressBook;
+  private readonly stop = new AbortController();
+  private running: Promise<void> | undefined;
+  private replanScheduled = false;
+  private discoveryTimer: NodeJS.Timeout | undefined;
+  private lastDiscoveryAt = -Infinity;
+  private discovering = false;
+  private wanted: string[] = [];
+
+  constructor(private readonly opts: P2PTransportOptions) {
+    this.book = new AddressBook(
+      opts.p2p.peers.map((p) => {
+        // Checked by the config schema already.
+        const a = parseHostPort(p.address, { names: true }) as { host: string; port: number };
+        return { nodeId: p.nodeId, host: a.host, port: a.port };
+      }),
+    );
+  }
+
+  get state(): TransportState {
+    return this.current;
+  }
+
+  /** warpgate's NodeID on the peer network. */
+  get nodeId(): string {
+    return this.opts.identity.identity.nodeId;
+  }
+
+  /** Starts in the background; never throws. */
+  start(): void {
+    this.running ??= this.run().catch((err: unknown) => {
+      if (this.current !== 'closed') this.opts.logger.error({ err: messageOf(err) }, 'the p2p transport stopped');
+    });
+  }
+
+  isConnected(nodeId: string): boolean {
+    return this.network?.isConnected(nodeId) ?? false;
+  }
+
+  connectedCount(): number {
+    return this.network?.stats().connected ?? 0;
+  }
+
+  stats(): { state: TransportState; nodeId: string; targets: number; connected: number; dialing: number } {
+    const s = this.network?.stats();
+    return { state: this.current, nodeId: this.nodeId, targets: s?.targets ?? 0, connected: s?.connected ?? 0, dialing: s?.dialing ?? 0 };
+  }
+
+  request(nodeId: string, req: SignatureRequestInput, opts: { timeoutMs?: number; signal?: AbortSignal }): Promise<P2PAnswer> {
+    if (!this.network) return Promise.reject(new Error('the p2p transport is not running'));
+    return this.network.request(nodeId, req, opts);
+  }
+
+  penalize(nodeId: string, reason: string): void {
+    this.network?.penalize(nodeId, reason);
+  }
+
+  async close(): Promise<void> {
+    this.current = 'closed';
+    this.stop.abort();
+    clearTimeout(this.discoveryTimer);
+    await this.running;
+    await this.network?.close();
+  }
+
+  private async run(): Promise<void> {
+    const { logger } = this.opts;
+    const networkId = await this.awaitNetworkId();
+    if (networkId === undefined) return;
+    const { p2p, identity } = this.opts;
+    const network = new P2PNetwork({
+      networkId,
+      identity: identity.identity,
+      blsSecretKey: identity.blsSecretKey,
+      bls: this.opts.bls,
+      version: parseVersion(p2p.version),
+      requestTimeoutMs: this.opts.requestTimeoutMs,
+      connectTimeoutMs: p2p.connectTimeoutMs,
+      maxPeers: p2p.maxPeers,
+      dialConcurrency: p2p.dialConcurrency,
+      limits: { maxOutstandingRequests: p2p.maxOutstandingRequests },
+      reconnect: { minIntervalMs: p2p.reconnectMinIntervalMs, maxMs: p2p.reconnectMaxMs },
+      penalties: { threshold: p2p.penaltyThreshold, windowMs: p2p.penaltyWindowMs, cooldownMs: p2p.penaltyCooldownMs, maxTrackedKeys: 100_000 },
+      validatorBlsKey: (nodeId) => this.opts.directory.blsKeyOf(nodeId),
+      logger,
+    });
+    await network.start();
+    if (this.current === 'closed') {
+      await network.close();
+      return;
+    }
+    this.network = network;
+    this.current = 'running';
+    network.on('dialFailed', (_nodeId, err) => this.opts.events?.dialFailed?.(err.kind));
+    network.on('discovered', (peer) => {
+      if (this.book.learn(peer.nodeId, peer, 'gossip')) this.replanSoon();
+    });
+    this.opts.directory.onChange(() => {
+      this.replanSoon();
+      this.discoverSoon();
+    });
+    logger.info({ nodeId: this.nodeId, networkId, pinnedIdentity: identity.pinned, configuredPeers: p2p.peers.length }, 'p2p transport running');
+    this.replan();
+    void this.discover();
+  }
+
+  /** The node's network ID, asked until it answers; undefined once closed. */
+  private async awaitNetworkId(): Promise<number | undefined> {
+    let wait = FIRST_RETRY_MS;
+    let failures = 0;
+    while (!this.stop.signal.aborted) {
+      try {
+        return await this.opts.nodeNetworkId();
+      } catch (err) {
+        failures++;
+        // The first failure and then every tenth: a node down for hours must not fill the log.
+        if (failures === 1 || failures % 10 === 0) {
+          this.opts.logger.warn({ err: messageOf(err), failures, retryInMs: wait }, 'p2p transport waiting for the node’s network ID (info.getNetworkID)');
+        }
+      }
+      await sleep(wait, this.stop.signal).catch(() => undefined);
+      wait = Math.min(MAX_RETRY_MS, wait * 2);
+    }
+    return undefined;
+  }
+
+  private replanSoon(): void {
+    if (this.replanScheduled || this.current !== 'running') return;
+    this.replanScheduled = true;
+    setImmediate(() => {
+      this.replanScheduled = false;
+      this.replan();
+    });
+  }
+
+  private replan(): void {
+    const network = this.network;
+    if (!network || this.current !== 'running') return;
+    const { targets, wanted } = planTargets(this.opts.directory.candidates(), this.book, this.opts.p2p.maxPeers);
+    this.wanted = wanted;
+    network.want(wanted);
+    network.setTargets(targets);
+  }
+
+  /** An info.peers call soon (not sooner than MIN_DISCOVERY_GAP_MS after the last) when some validator has no address. */
+  private discoverSoon(): void {
+    if (this.current !== 'running' || this.discovering) return;
+    const wait = Math.max(0, this.lastDiscoveryAt + MIN_DISCOVERY_GAP_MS - Date.now());
+    clearTimeout(this.discoveryTimer);
+    this.discoveryTimer = setTimeout(() => void this.discover(), wait);
+    this.discoveryTimer.unref();
+  }
+
+  /** Reads info.peers for the validators wanted or not connected, then schedules the next read. */
+  private async discover(): Promise<void> {
+    if (this.current !== 'running' || this.discovering) return;
+    this.discovering = true;
+    clearTimeout(this.discoveryTimer);
+    try {
+      const ask = this.opts.directory
+        .candidates()
+        .map((c) => c.nodeId)
+        .filter((id) => !this.isConnected(id))
+        .slice(0, MAX_ASKED_NODE_IDS);
+      if (ask.length > 0) {
+        // Only a call made counts for the gap: the first set read must not wait for it.
+        this.lastDiscoveryAt = Date.now();
+        const { peers, skipped } = await this.opts.info.peers(ask, { signal: this.stop.signal });
+        let changed = false;
+        for (const p of peers) if (p.publicAddress && this.book.learn(p.nodeId, p.publicAddress, 'node')) changed = true;
+        this.opts.logger.debug({ asked: ask.length, listed: peers.length, skipped, wanted: this.wanted.length }, 'p2p discovery: info.peers read');
+        if (changed) this.replan();
+      }
+    } catch (err) {
+      if (this.current === 'running') this.opts.logger.warn({ err: messageOf(err) }, 'p2p discovery: info.peers failed; addresses from p2p.peers and gossip still serve');
+    } finally {
+      this.discovering = false;
+    }
+    // Validators still without an address: a connected peer's PeerList may name them.
+    if (this.current === 'running' && this.wanted.length > 0) this.network?.pullPeerList();
+    if (this.current === 'running') {
+      this.discoveryTimer = setTimeout(() => void this.discover(), this.opts.p2p.discoveryIntervalMs);
+      this.discoveryTimer.unref();
+    }
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

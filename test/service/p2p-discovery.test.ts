@@ -1,0 +1,55 @@
+// The service finds avalanchego validators from each source on its own, connects to them over real
+// TLS, and aggregates their signatures into a message that verifies independently: info.peers of
+// upstreams.node (the publicIP each peer signed), p2p.peers in the config, and PeerList gossip.
+import { afterEach, describe, expect, it } from 'vitest';
+import { aggregate, closeWorld, messageHex, startWorld, until, verifiesIndependently, type World } from './p2p-world.js';
+
+afterEach(closeWorld);
+
+const connectedAll = (w: World): Promise<void> => until('every avalanchego validator to be connected', () => w.service.p2p!.connectedCount() === w.nodes.length);
+
+describe('discovery', () => {
+  it('from info.peers of the node alone: dials each validator at its publicIP and aggregates over p2p; the signed message verifies', async () => {
+    const w = await startWorld({ seed: 'discovery-info-peers' });
+    await connectedAll(w);
+    // Asked for the validators of readiness.subnets, by NodeID.
+    const call = w.pchain.calls.find((c) => c.method === 'info.peers');
+    expect((call!.params as { nodeIDs: string[] }).nodeIDs.sort()).toEqual(w.nodes.map((n) => n.nodeId).sort());
+    const { status, body } = await aggregate(w.service, messageHex(w, 'found through info.peers'));
+    expect(status).toBe(201);
+    // Signed over p2p alone: the service has no signer peer.
+    expect((await verifiesIndependently(w, body.signedMessage)).signers).toBeGreaterThan(0);
+    expect(w.service.peers.connectedKeys()).toEqual([]);
+  });
+
+  it('from p2p.peers alone, with a node whose info.peers lists nobody', async () => {
+    const w = await startWorld({ seed: 'discovery-config', listed: () => false, configured: [0, 1, 2, 3] });
+    await connectedAll(w);
+    const { status, body } = await aggregate(w.service, messageHex(w, 'found through the config'));
+    expect(status).toBe(201);
+    expect((await verifiesIndependently(w, body.signedMessage)).signers).toBeGreaterThan(0);
+  });
+
+  it('from PeerList gossip: info.peers names one validator, and its PeerList the others', async () => {
+    const w = await startWorld({ seed: 'discovery-gossip', listed: (i) => i === 0, gossipFrom: 0 });
+    await connectedAll(w);
+    expect(w.log.records.filter((r) => r.msg === 'p2p peer connected').map((r) => r.nodeId)[0]).toBe(w.nodes[0]!.nodeId);
+    const { status } = await aggregate(w.service, messageHex(w, 'found through gossip'));
+    expect(status).toBe(201);
+  });
+
+  it('connects the validators of a subnet an aggregation reads, heaviest first, at most p2p.maxPeers', async () => {
+    // No readiness.subnets: nothing is known until an aggregation reads the L1's set.
+    const w = await startWorld({ seed: 'discovery-on-demand', overrides: { 'readiness.subnets': [], 'p2p.maxPeers': 2 } });
+    const first = await aggregate(w.service, messageHex(w, 'nobody connected yet'));
+    expect(first.status).toBe(503);
+    await until('two validators to be connected', () => w.service.p2p!.connectedCount() === 2);
+    const connected = w.log.records.filter((r) => r.msg === 'p2p peer connected').map((r) => r.nodeId as string);
+    const byWeight = [...w.genesis.validators].sort((a, b) => (a.weight > b.weight ? -1 : a.weight < b.weight ? 1 : 0));
+    // Validators 1 and 2 are one canonical validator (their weights summed): both NodeIDs rank with it.
+    const merged = new Set([w.genesis.validators[1]!.nodeId, w.genesis.validators[2]!.nodeId]);
+    const shareOf = (v: (typeof byWeight)[number]): bigint => (merged.has(v.nodeId) ? w.genesis.validators[1]!.weight + w.genesis.validators[2]!.weight : v.weight);
+    const expected = [...byWeight].sort((a, b) => (shareOf(a) > shareOf(b) ? -1 : shareOf(a) < shareOf(b) ? 1 : a.nodeId < b.nodeId ? -1 : 1)).slice(0, 2);
+    expect(new Set(connected)).toEqual(new Set(expected.map((v) => v.nodeId)));
+  });
+});
