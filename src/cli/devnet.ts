@@ -1,15 +1,19 @@
 // `warpgate devnet`: the whole local network in one command. With --json it prints exactly one
 // JSON line once ready (the contract in design.md) and nothing else on stdout; logs go to stderr.
 import { pino } from 'pino';
-import { startDevnet, type Devnet } from '../devnet/devnet.js';
-import { intOption, parseArgs } from './args.js';
+import { DEVNET_TRANSPORTS, startDevnet, type Devnet, type DevnetTransport } from '../devnet/devnet.js';
+import { intOption, parseArgs, UsageError } from './args.js';
 import { firstShutdownSignal } from './signals.js';
 
-const HELP = `usage: warpgate devnet [--validators N] [--port P] [--seed S] [--byzantine K] [--json] [--log-level L]
-  a simulated P-Chain node, N signer peers and the service on port P (default 8080)
-  --byzantine K  K signers misbehave (the honest ones keep more than 80% of the weight)
+const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--json] [--log-level L]
+  a simulated P-Chain node, N validators and the service on port P (default 8080)
+  --transport T  how the validators are reached: ws (each runs warpgate signer), p2p (each is a
+                 simulated avalanchego node, asked over avalanchego's peer protocol), or mixed
+                 (the default: even-numbered validators avalanchego nodes, odd ones signers)
+  --byzantine K  K validators misbehave (the honest ones keep more than 80% of the weight)
   --json         print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
-                 l1ConversionTxId and byzantine once ready
+                 l1ConversionTxId, byzantine, signers, transport and p2p ([{nodeId, host, port}] of
+                 every simulated avalanchego validator) once ready
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -20,6 +24,7 @@ export async function run(argv: string[]): Promise<number> {
       port: { type: 'string' },
       seed: { type: 'string' },
       byzantine: { type: 'string' },
+      transport: { type: 'string' },
       json: { type: 'boolean' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -33,11 +38,13 @@ export async function run(argv: string[]): Promise<number> {
   const validators = intOption(options.validators, 'validators', 1, 5000, 8);
   const byzantine = intOption(options.byzantine, 'byzantine', 0, validators, 0);
   const port = intOption(options.port, 'port', 0, 65535, 8080);
+  const transport = (options.transport ?? 'mixed') as DevnetTransport;
+  if (!DEVNET_TRANSPORTS.includes(transport)) throw new UsageError(`devnet: --transport must be one of ${DEVNET_TRANSPORTS.join(', ')}, got '${options.transport}'`);
   const json = options.json === true;
   const logger = pino({ level: options['log-level'] ?? (json ? 'warn' : 'info') }, pino.destination(2));
   // Listen for the signal before starting, so one that arrives during startup still exits 0.
   const signalled = firstShutdownSignal();
-  const devnet = await startDevnet({ validators, byzantine, port, seed: options.seed, logger });
+  const devnet = await startDevnet({ validators, byzantine, port, transport, seed: options.seed, logger });
   if (json) {
     process.stdout.write(`${JSON.stringify(devnet.info)}\n`);
   } else {
@@ -54,7 +61,7 @@ export function describe(devnet: Devnet): string {
   -H 'content-type: application/json' \\
   -d '{"message":"${devnet.exampleMessageHex()}"}'`;
   return [
-    `warpgate devnet is up: ${info.validators} validators (${info.signers} signer peers${info.byzantine.length ? `, ${info.byzantine.length} byzantine` : ''}), network ID ${info.networkId}`,
+    `warpgate devnet is up: ${info.validators} validators (${info.signers} signer peers, ${info.p2p.length} avalanchego nodes${info.byzantine.length ? `, ${info.byzantine.length} byzantine` : ''}), network ID ${info.networkId}`,
     `  service        ${info.url}`,
     `  P-Chain node   ${info.pchainUrl}/ext/bc/P`,
     `  subnet (L1)    ${info.subnetId}`,

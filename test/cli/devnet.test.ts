@@ -1,9 +1,12 @@
 // `warpgate devnet --json` through the real binary, as a user (or a CI script) runs it: one JSON
-// line on stdout once ready, a working service behind it, and a clean exit 0 on SIGTERM that
-// leaves no signer host processes behind.
-import { spawn, type ChildProcess } from 'node:child_process';
+// line on stdout once ready, a working service behind it (here over avalanchego's own protocol,
+// --transport p2p, its signed message checked by `warpgate verify`), and a clean exit 0 on SIGTERM
+// that leaves no host processes behind.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNobleBackend } from '../../src/bls/noble-backend.js';
@@ -54,7 +57,7 @@ afterAll(() => {
 
 describe('warpgate devnet --json', () => {
   it('prints one JSON line, serves aggregations, and exits 0 on SIGTERM leaving no children', async () => {
-    child = spawn(process.execPath, [BIN, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1'], {
+    child = spawn(process.execPath, [BIN, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1', '--transport', 'p2p'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const proc = child;
@@ -74,6 +77,10 @@ describe('warpgate devnet --json', () => {
     expect(info).toMatchObject({ networkId: expect.any(Number), validators: 6 });
     for (const key of ['url', 'subnetId', 'blockchainId', 'pchainUrl', 'l1ConversionTxId']) expect(typeof info[key]).toBe('string');
     expect(info.byzantine).toEqual([expect.stringMatching(/^NodeID-/)]);
+    // Every validator a simulated avalanchego node, with its address.
+    expect(info).toMatchObject({ transport: 'p2p', signers: 0 });
+    expect(info.p2p).toHaveLength(6);
+    for (const n of info.p2p as Record<string, unknown>[]) expect(n).toEqual({ nodeId: expect.stringMatching(/^NodeID-/), host: '127.0.0.1', port: expect.any(Number) });
     // --port 0 prints the port the service really listens on.
     const url = new URL(info.url as string);
     expect(Number(url.port)).toBeGreaterThan(0);
@@ -93,6 +100,22 @@ describe('warpgate devnet --json', () => {
     const { signedMessage } = (await res.json()) as { signedMessage: string };
     const entries = await new PChainClient({ nodeBaseUrl: info.pchainUrl as string }).getCurrentValidators(parseCb58Id(info.subnetId as string));
     expect(verifySignedMessage(hexToBytes(signedMessage), entries, 67, info.networkId as number, createNobleBackend()).valid).toBe(true);
+    // And as an operator checks it: `warpgate verify` against the set saved from the P-Chain.
+    const saved = await fetch(`${info.pchainUrl as string}/ext/bc/P`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'platform.getCurrentValidators', params: { subnetID: info.subnetId } }),
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'warpgate-devnet-cli-'));
+    try {
+      const file = join(dir, 'validators.json');
+      writeFileSync(file, await saved.text());
+      const verify = spawnSync(process.execPath, [BIN, 'verify', '--message', signedMessage, '--validators', file, '--network-id', String(info.networkId)], { encoding: 'utf8' });
+      expect(verify.status, verify.stderr).toBe(0);
+      expect(JSON.parse(verify.stdout)).toMatchObject({ valid: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
 
     const hosts = childrenOf(proc.pid!);
     expect(hosts.length).toBeGreaterThan(0);
@@ -106,4 +129,10 @@ describe('warpgate devnet --json', () => {
     while (hosts.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(hosts.filter(alive)).toEqual([]);
   }, 90_000);
+
+  it('refuses a transport it does not know with exit 2, naming the choices', () => {
+    const run = spawnSync(process.execPath, [BIN, 'devnet', '--transport', 'udp'], { encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--transport must be one of ws, p2p, mixed, got 'udp'/);
+  });
 });

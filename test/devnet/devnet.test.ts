@@ -1,8 +1,8 @@
-// A byzantine devnet end to end: 12 validators, 5 of them misbehaving in every way the signer
-// can (invalid signature, someone else's signature, silence, garbage frames, disconnecting
-// mid-request). Within the honest margin the service still signs; beyond it (a quorum the
-// honest stake cannot meet, or a signer host process killed) it answers 503 with the counts,
-// within the deadline.
+// A byzantine devnet end to end over both transports (the default, mixed): 12 validators, 5 of
+// them misbehaving in every way a validator can (invalid signature, someone else's signature,
+// silence, garbage, disconnecting mid-request), signer peers and simulated avalanchego nodes
+// alike. Within the honest margin the service still signs; beyond it (a quorum the honest stake
+// cannot meet, or host processes killed) it answers 503 with the counts, within the deadline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
@@ -78,12 +78,20 @@ describe('a byzantine devnet', () => {
     expect(json.message).toMatch(/timed out [1-9]\d*, invalid signatures [2-9]/);
   });
 
-  it('with a signer host process killed, too little honest weight is connected: 503 naming not-connected validators', async () => {
-    const connected = devnet.service.peers.connectedKeys().length;
-    // Killed for good: the devnet would otherwise restart it (test/devnet/supervision.test.ts).
+  it('byzantine validators are on both transports', () => {
+    const byzantine = devnet.genesis.validators.filter((v) => v.fault);
+    expect(byzantine.some((v) => v.staking)).toBe(true);
+    expect(byzantine.some((v) => !v.staking)).toBe(true);
+  });
+
+  it('with a signer host and an avalanchego host killed, too little honest weight is connected: 503 naming not-connected validators', async () => {
+    const connected = (): number => devnet.service.peers.connectedKeys().length + devnet.service.p2p!.connectedCount();
+    const before = connected();
+    // Killed for good: the devnet would otherwise restart them (test/devnet/supervision.test.ts).
     await devnet.stopSignerHost(0);
+    await devnet.stopNodeHost(0);
     const until = Date.now() + 10_000;
-    while (devnet.service.peers.connectedKeys().length >= connected - 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+    while (connected() >= before - 4 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
     const { status, json } = await aggregate('half the stake gone');
     // 503, not the 504 the service answers once its deadline has passed: it gave up in time.
     expect(status).toBe(503);

@@ -28,8 +28,12 @@ function expectedStakePercent(connectedWeight: bigint): number {
 describe('metrics', () => {
   it('peers connected and connected stake per subnet are right', async () => {
     const m = await scrape(devnet.info.url);
-    expect(m.value('warpgate_peers_connected')).toBe(devnet.info.signers);
-    // Every keyed validator has its signer connected; only the keyless inactive weight is missing.
+    // The default devnet mixes both transports: signer peers and simulated avalanchego nodes.
+    expect(m.value('warpgate_peers_connected', { transport: 'ws' })).toBe(devnet.info.signers);
+    expect(m.value('warpgate_peers_connected', { transport: 'p2p' })).toBe(devnet.info.p2p.length);
+    expect(devnet.info.signers).toBeGreaterThan(0);
+    expect(devnet.info.p2p.length).toBeGreaterThan(0);
+    // Every keyed validator is connected one way or the other; only the keyless inactive weight is missing.
     const keyed = devnet.genesis.validators.reduce((a, v) => a + v.weight, 0n);
     expect(keyed + devnet.genesis.keylessWeight).toBe(devnet.genesis.totalWeight);
     expect(m.value('warpgate_connected_stake_percent', { subnet: devnet.info.subnetId })).toBe(expectedStakePercent(keyed));
@@ -65,7 +69,8 @@ describe('metrics', () => {
   });
 
   it('refusals and a failed aggregation are counted by result and outcome', async () => {
-    // A chain the devnet signers do not sign for: every signer refuses, quorum is not reached.
+    // A chain the devnet validators do not sign for: every signer refuses, quorum is not reached
+    // (an avalanchego node drops a request for a chain it does not run: a timeout, not a refusal).
     const foreignChain = hexToBytes('ab'.repeat(32));
     const payload = encodeAddressedCall(devnet.genesis.managerAddress, new TextEncoder().encode('not ours'));
     const message = bytesToHex(newUnsignedMessage(devnet.genesis.networkId, foreignChain, payload).bytes);

@@ -1,6 +1,7 @@
-// GET /health and GET /ready on a small devnet: ready flips to 503 when the node goes down or
-// when the signers drop (their host processes killed), and back to 200 when the node answers
-// again and when signers restart on the same ports (the pool redials them).
+// GET /health and GET /ready on a small devnet of signer peers (--transport ws): ready flips to
+// 503 when the node goes down or when the signers drop (their host processes killed), and back to
+// 200 when the node answers again and when signers restart on the same ports (the pool redials
+// them). Readiness over both transports: test/service/p2p-devnet.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { loadBackend } from '../../src/bls/index.js';
@@ -13,7 +14,7 @@ let devnet: Devnet;
 const restarted: SignerPeer[] = [];
 
 beforeAll(async () => {
-  devnet = await startDevnet({ validators: 4, port: 0, logger: pino({ level: 'silent' }), configOverrides: { 'workers.threads': 1 } });
+  devnet = await startDevnet({ validators: 4, transport: 'ws', port: 0, logger: pino({ level: 'silent' }), configOverrides: { 'workers.threads': 1 } });
 });
 
 afterAll(async () => {
@@ -66,7 +67,7 @@ describe('health and readiness', () => {
     expect(down.body.reasons).toEqual([`subnet ${devnet.info.subnetId}: connected stake 0% is below 67%`]);
     expect(down.body.subnets[0].connectedWeight).toBe('0');
     const dropped = await scrape(devnet.info.url);
-    expect(dropped.value('warpgate_peers_connected')).toBe(0);
+    expect(dropped.value('warpgate_peers_connected', { transport: 'ws' })).toBe(0);
     expect(dropped.value('warpgate_connected_stake_percent', { subnet: devnet.info.subnetId })).toBe(0);
     // Aggregations fail clearly meanwhile.
     const failed = await postJson(`${devnet.info.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: devnet.exampleMessageHex('nobody home') });
@@ -98,7 +99,7 @@ describe('health and readiness', () => {
       'every signer to be reconnected',
       async () => {
         const m = await scrape(devnet.info.url);
-        return m.value('warpgate_peers_connected') === ports.length ? m : undefined;
+        return m.value('warpgate_peers_connected', { transport: 'ws' }) === ports.length ? m : undefined;
       },
       20_000,
       100,

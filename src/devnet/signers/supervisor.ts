@@ -1,5 +1,6 @@
-// Keeps one devnet signer host process alive for the devnet's lifetime. A host that dies is
-// started again on the same ports (the service keeps redialing those) after a wait that doubles
+// Keeps one devnet host process alive for the devnet's lifetime: a signer host (signers/host.ts)
+// or an avalanchego host (avalanchego-node/host.ts). A host that dies is started again on the
+// same ports (the service keeps redialing those) after a wait that doubles
 // with each death that came soon after a start, up to a cap; a host that lived for a while
 // before dying starts over from the shortest wait. A host that keeps dying right after every
 // start is given up on, loudly. Stopping the supervisor ends restarts for good.
@@ -21,16 +22,20 @@ export interface RestartPolicy {
 
 const DEFAULT_RESTART_POLICY: RestartPolicy = { minDelayMs: 250, maxDelayMs: 10_000, stableMs: 10_000, maxQuickRestarts: 5 };
 
-/** Starts a host process for these signers; rejects (having ended the process) when it fails to become ready. */
-export type LaunchHost = (signers: HostedSigner[]) => Promise<{ child: ChildProcess; ready: SignerHostReady }>;
+/** Starts a host process for these signers (or nodes); rejects (having ended the process) when it fails to become ready. */
+export type LaunchHost<H = HostedSigner, R = SignerHostReady> = (signers: H[]) => Promise<{ child: ChildProcess; ready: R }>;
 
 type SupervisorState = 'starting' | 'running' | 'waiting' | 'stopped' | 'gave-up';
 
-interface SignerSupervisorOptions {
+interface SignerSupervisorOptions<H, R> {
   /** Names the host in log lines. */
   name: string;
-  signers: HostedSigner[];
-  launch: LaunchHost;
+  /** What the host runs, in log lines ("devnet <kind> host died"); default 'signer'. */
+  kind?: string;
+  signers: H[];
+  launch: LaunchHost<H, R>;
+  /** The port each of `signers` listens on, from the ready message; default a signer host's. */
+  portsOf?: (ready: R) => number[];
   policy?: Partial<RestartPolicy>;
   /** Read at each log line: the devnet's logger may only exist once its service has started. */
   logger: () => Logger;
@@ -42,7 +47,9 @@ export function restartDelayMs(attempt: number, policy: RestartPolicy): number {
   return Math.min(policy.maxDelayMs, policy.minDelayMs * 2 ** Math.min(Math.max(attempt - 1, 0), 30));
 }
 
-export class SignerSupervisor {
+const signerPorts = (ready: unknown): number[] => (ready as SignerHostReady).signers.map((s) => s.port);
+
+export class SignerSupervisor<H extends { port?: number } = HostedSigner, R = SignerHostReady> {
   private readonly policy: RestartPolicy;
   private readonly now: () => number;
   private child: ChildProcess | undefined;
@@ -57,7 +64,7 @@ export class SignerSupervisor {
   /** Restarts that brought the host back. */
   restarts = 0;
 
-  constructor(private readonly opts: SignerSupervisorOptions) {
+  constructor(private readonly opts: SignerSupervisorOptions<H, R>) {
     this.policy = { ...DEFAULT_RESTART_POLICY, ...opts.policy };
     this.now = opts.now ?? Date.now;
   }
@@ -72,13 +79,13 @@ export class SignerSupervisor {
   }
 
   /** The first start: its failure is the caller's (the devnet does not come up), not a restart. */
-  async start(): Promise<SignerHostReady> {
+  async start(): Promise<R> {
     const { child, ready } = await this.opts.launch(this.opts.signers);
     if (this.current === 'stopped') {
       await endProcess(child, 'SIGKILL', 0);
       throw new Error(`${this.opts.name} was stopped while it started`);
     }
-    this.ports = ready.signers.map((s) => s.port);
+    this.ports = (this.opts.portsOf ?? signerPorts)(ready);
     this.adopt(child);
     return ready;
   }
@@ -125,14 +132,14 @@ export class SignerSupervisor {
       this.current = 'gave-up';
       log.error(
         { host: this.opts.name, ...why, restartsInARow: this.attempt, signers: this.opts.signers.length },
-        'devnet signer host keeps dying right after each start; giving up on it (its validators stay offline)',
+        `devnet ${this.opts.kind ?? 'signer'} host keeps dying right after each start; giving up on it (its validators stay offline)`,
       );
       return;
     }
     this.attempt = quick ? this.attempt + 1 : 1;
     const delayMs = restartDelayMs(this.attempt, this.policy);
     this.current = 'waiting';
-    log.warn({ host: this.opts.name, ...why, restartInMs: delayMs, attempt: this.attempt }, 'devnet signer host died; restarting it');
+    log.warn({ host: this.opts.name, ...why, restartInMs: delayMs, attempt: this.attempt }, `devnet ${this.opts.kind ?? 'signer'} host died; restarting it`);
     this.timer = setTimeout(() => {
       this.launching = this.restart();
     }, delayMs);
@@ -143,7 +150,7 @@ export class SignerSupervisor {
     this.current = 'starting';
     const ports = this.ports;
     const signers = this.opts.signers.map((s, i) => ({ ...s, port: ports?.[i] }));
-    let launched: { child: ChildProcess; ready: SignerHostReady };
+    let launched: { child: ChildProcess; ready: R };
     try {
       launched = await this.opts.launch(signers);
     } catch (err) {
@@ -158,7 +165,7 @@ export class SignerSupervisor {
     }
     this.restarts++;
     this.adopt(launched.child);
-    this.opts.logger().info({ host: this.opts.name, restarts: this.restarts, pid: launched.child.pid }, 'devnet signer host restarted');
+    this.opts.logger().info({ host: this.opts.name, restarts: this.restarts, pid: launched.child.pid }, `devnet ${this.opts.kind ?? 'signer'} host restarted`);
   }
 }
 

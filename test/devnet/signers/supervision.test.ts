@@ -14,6 +14,7 @@ let devnet: Devnet;
 beforeAll(async () => {
   devnet = await startDevnet({
     validators: 4,
+    transport: 'ws',
     signerProcesses: 2,
     port: 0,
     logger: pino({ level: 'info' }, log),

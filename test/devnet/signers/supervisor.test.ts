@@ -101,6 +101,38 @@ describe('SignerSupervisor', () => {
     expect(lines[0]).toMatchObject({ level: 40, host: 'signer host 0', signal: 'SIGKILL', restartInMs: 100, attempt: 1 });
   });
 
+  it('supervises an avalanchego host the same way: its nodes come back on their ports (read with portsOf)', async () => {
+    interface Node {
+      certPem: string;
+      port?: number;
+    }
+    const started: Node[][] = [];
+    const nodes = new SignerSupervisor<Node, { type: 'ready'; nodes: { nodeId: string; port: number }[] }>({
+      name: 'avalanchego host 0',
+      kind: 'avalanchego',
+      signers: [{ certPem: 'a' }, { certPem: 'b' }],
+      launch: async (group) => {
+        started.push(group);
+        const child = new FakeChild();
+        launches.push({ signers: [], child });
+        return { child: child as unknown as ChildProcess, ready: { type: 'ready', nodes: group.map((n, i) => ({ nodeId: n.certPem, port: n.port ?? 9651 + i })) } };
+      },
+      portsOf: (ready) => ready.nodes.map((n) => n.port),
+      policy: POLICY,
+      logger: () => pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, any>) }),
+    });
+    try {
+      await nodes.start();
+      last().die(null, 'SIGKILL');
+      await vi.advanceTimersByTimeAsync(POLICY.minDelayMs);
+      await settle();
+      expect(started[1]!.map((n) => n.port)).toEqual([9651, 9652]);
+      expect(messages()).toEqual(['devnet avalanchego host died; restarting it', 'devnet avalanchego host restarted']);
+    } finally {
+      await nodes.stop(0);
+    }
+  });
+
   it('doubles the wait for each quick death up to maxDelayMs, then gives up loudly', async () => {
     await supervisor.start();
     const waits: number[] = [];

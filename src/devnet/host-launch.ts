@@ -1,0 +1,45 @@
+// Starting one devnet host process (a signer host, signers/host.ts, or an avalanchego host,
+// avalanchego-node/host.ts): fork it under the tsx loader, send its one `start` message, and wait
+// for its `ready` message within a deadline. A host that fails, exits or stalls first is killed
+// before the error is thrown.
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { packagePath, tsExecArgv } from '../util/ts-runtime.js';
+
+/** Longest a host may take to start what it hosts. */
+const HOST_READY_TIMEOUT_MS = 120_000;
+
+/** What a host answers `start` with when it could not start (it exits 1 after sending it). */
+interface HostFailed {
+  type: 'failed';
+  reason: string;
+}
+
+/** Forks `entry` (relative to the package root), sends `start`, resolves with the process and its ready message. */
+export async function launchHost<R extends { type: 'ready' }>(entry: string, start: object, what: string): Promise<{ child: ChildProcess; ready: R }> {
+  const child = fork(packagePath(entry), [], { execArgv: tsExecArgv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  child.send(start);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const [msg] = (await Promise.race([
+      once(child, 'message'),
+      once(child, 'exit').then(([code, signal]) => {
+        throw new Error(`devnet ${what} host exited (${String(code ?? signal)}) before it was ready`);
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`devnet ${what} host was not ready within ${HOST_READY_TIMEOUT_MS} ms`)), HOST_READY_TIMEOUT_MS);
+      }),
+    ])) as [R | HostFailed];
+    if (msg.type === 'failed') throw new Error(`devnet ${what} host could not start: ${msg.reason}`);
+    return { child, ready: msg as R };
+  } catch (err) {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    }
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
