@@ -4,6 +4,9 @@ import type { BackendName } from '../src/bls/types.js';
 
 export type WeightShape = 'uniform' | 'skewed';
 
+/** How the service reaches the validators: signer peers (WebSocket) or simulated avalanchego nodes (p2p). */
+export type BenchTransport = 'ws' | 'p2p';
+
 export interface LatencyModel {
   /** Median injected answer delay, milliseconds. */
   medianMs: number;
@@ -13,6 +16,7 @@ export interface LatencyModel {
 
 export interface BenchOptions {
   validators: number;
+  transport: BenchTransport;
   weights: WeightShape;
   latency: LatencyModel;
   /** Percent of validators (by count) that never connect. */
@@ -44,6 +48,7 @@ export interface BenchOptions {
 
 export const DEFAULT_OPTIONS: BenchOptions = {
   validators: 100,
+  transport: 'ws',
   weights: 'skewed',
   latency: { medianMs: 40, sigma: 0.5 },
   offlinePercent: 0,
@@ -62,7 +67,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   serviceHeapMb: undefined,
 };
 
-export const USAGE = `usage: npm run bench -- [--validators N] [--weights uniform|skewed]
+export const USAGE = `usage: npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed]
   [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67]
   [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE]
   [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--fan-out-extra PCT]
@@ -131,6 +136,12 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       case '--validators':
         o.validators = integer(name, value(), 2, 10_000);
         break;
+      case '--transport': {
+        const v = value();
+        if (v !== 'ws' && v !== 'p2p') throw new BenchArgsError(name, `must be ws or p2p, got '${v}'`);
+        o.transport = v;
+        break;
+      }
       case '--weights': {
         const v = value();
         if (v !== 'uniform' && v !== 'skewed') throw new BenchArgsError(name, `must be uniform or skewed, got '${v}'`);

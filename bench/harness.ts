@@ -1,8 +1,11 @@
-// The quorum-latency benchmark: builds the scenario, starts the bench P-Chain and the signer
+// The quorum-latency benchmark: builds the scenario, starts the bench P-Chain and the validator
 // host processes (every validator signs every message before timing starts), then for each
 // strategy starts a fresh service process, connects the validators to it, warms it up, and times
-// the runs over the same messages with the same delays. Afterwards every signed message is
-// verified against the validator set, so the figures are for messages avalanchego would accept.
+// the runs over the same messages with the same delays. The validators are signer peers that dial
+// the service (--transport ws) or simulated avalanchego nodes the service dials over avalanchego's
+// own protocol, finding them through the bench P-Chain's info.peers (--transport p2p). Afterwards
+// every signed message is verified against the validator set, so the figures are for messages
+// avalanchego would accept.
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { canonicalSet } from '../src/validators/canonical-set.js';
@@ -17,6 +20,8 @@ import { startPChainStub } from './pchain-stub.js';
 import { BENCH_NETWORK_ID, buildScenario, type BenchValidator, type Scenario } from './scenario.js';
 import type { ServiceMeasurement, StartRequest } from './service-host.js';
 import type { ConnectRequest, HostMeasurement, PrepareRequest } from './signer-host.js';
+import type { StartedNodes, StartNodesRequest } from './node-host.js';
+import { bytesToHex } from '../src/warp/hex.js';
 import { summarize, type Percentiles } from './stats.js';
 
 /** What the bench compares: warpgate as it ships, and its per-signature baseline (bench/per-signature-verify.ts). */
@@ -86,6 +91,7 @@ interface LoopDelayPercentiles {
 
 export interface BenchReport {
   validators: number;
+  transport: 'ws' | 'p2p';
   quorumPercentage: number;
   quorumPercentageBuffer: number;
   runs: number;
@@ -176,6 +182,27 @@ async function connectValidators(service: HostProcess, signers: SignerHost[], ur
   }
 }
 
+/** --transport p2p: the service dials the nodes it finds through info.peers; waits until every one is connected. */
+async function awaitDialled(service: HostProcess, total: number, log: Log): Promise<void> {
+  let connected = 0;
+  let lastProgress = performance.now();
+  let lastLogged = 0;
+  while (connected < total) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = await service.call<number>({ type: 'connected' }, 10_000);
+    if (now > connected) {
+      connected = now;
+      lastProgress = performance.now();
+    } else if (performance.now() - lastProgress > CONNECT_STALL_MS) {
+      throw new BenchRunError(`only ${connected} of ${total} avalanchego nodes connected; none for ${CONNECT_STALL_MS / 1000} s`);
+    }
+    if (connected - lastLogged >= Math.max(50, total / 10) || connected === total) {
+      lastLogged = connected;
+      log(`  ${connected}/${total} avalanchego nodes connected`);
+    }
+  }
+}
+
 /** Checks every signed message as avalanchego would; returns each one's signers and signed weight share. */
 function verifyAnswers(scenario: Scenario, outcomes: RequestOutcome[], o: BenchOptions): Map<number, { signers: number; signedWeightPercent: number }> {
   const set = canonicalSet(
@@ -224,13 +251,17 @@ async function measureStrategy(
         'peerAdmission.helloTimeoutMs': 30_000,
         // The load comes from one loopback client, hundreds of requests a second.
         'rateLimit.aggregationsPerMinute': 0,
+        // --transport p2p: the service dials every node (found through info.peers), many at once.
+        'p2p.enabled': o.transport === 'p2p',
+        'p2p.maxPeers': Math.max(1000, o.validators),
         ...(o.fanOutExtraPercent === undefined ? {} : { 'aggregation.fanOutExtraPercent': o.fanOutExtraPercent }),
       },
     };
     const { url } = await service.call<{ url: string }>(start, 120_000);
     log(`${strategy}: service up at ${url}; connecting ${signers.reduce((a, s) => a + s.validators.length, 0)} validators`);
     const connectStarted = performance.now();
-    await connectValidators(service, signers, `${url.replace(/^http/, 'ws')}/v1/peers`, log);
+    if (o.transport === 'p2p') await awaitDialled(service, signers.reduce((a, s) => a + s.validators.length, 0), log);
+    else await connectValidators(service, signers, `${url.replace(/^http/, 'ws')}/v1/peers`, log);
     const connectSeconds = seconds(performance.now() - connectStarted);
 
     const load = (messagesHex: string[], concurrency: number) =>
@@ -306,24 +337,45 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
   const stub = await startPChainStub(scenario);
   const signers: SignerHost[] = [];
   try {
+    const entry = o.transport === 'p2p' ? 'bench/node-host.ts' : 'bench/signer-host.ts';
     for (const [i, validators] of split(online, o.signerProcesses).entries()) {
-      signers.push({ host: HostProcess.start(`signer host ${i}`, 'bench/signer-host.ts'), validators });
+      signers.push({ host: HostProcess.start(`${o.transport === 'p2p' ? 'avalanchego' : 'signer'} host ${i}`, entry), validators });
     }
     const signingStarted = performance.now();
     log(`signing ${online.length} × ${scenario.messagesHex.length} messages ahead of time`);
-    await Promise.all(
-      signers.map((s) =>
-        s.host.call(
-          {
-            type: 'prepare',
-            messagesHex: scenario.messagesHex,
-            validators: s.validators.map((v) => ({ secretKeyHex: v.secretKeyHex, byzantine: v.role === 'byzantine', delaysMs: scenario.delaysMs[v.index]! })),
-          } satisfies PrepareRequest,
-          // About 0.6 ms per signature with blst; generous for slow machines.
-          60_000 + s.validators.length * scenario.messagesHex.length * 10,
+    // About 0.6 ms per signature with blst; generous for slow machines.
+    const signingTimeout = (s: SignerHost): number => 60_000 + s.validators.length * scenario.messagesHex.length * 10;
+    const delaysOf = (v: BenchValidator): number[] => scenario.delaysMs[v.index]!;
+    if (o.transport === 'p2p') {
+      const started = await Promise.all(
+        signers.map((s) =>
+          s.host.call<StartedNodes, StartNodesRequest>(
+            {
+              type: 'start-nodes',
+              networkId: BENCH_NETWORK_ID,
+              chainIdHex: bytesToHex(scenario.blockchainId),
+              messagesHex: scenario.messagesHex,
+              validators: s.validators.map((v) => ({ ...v.staking!, secretKeyHex: v.secretKeyHex, byzantine: v.role === 'byzantine', delaysMs: delaysOf(v) })),
+            } satisfies StartNodesRequest,
+            signingTimeout(s),
+          ),
         ),
-      ),
-    );
+      );
+      stub.setPeers(started.flatMap((s) => s.nodes));
+    } else {
+      await Promise.all(
+        signers.map((s) =>
+          s.host.call(
+            {
+              type: 'prepare',
+              messagesHex: scenario.messagesHex,
+              validators: s.validators.map((v) => ({ secretKeyHex: v.secretKeyHex, byzantine: v.role === 'byzantine', delaysMs: delaysOf(v) })),
+            } satisfies PrepareRequest,
+            signingTimeout(s),
+          ),
+        ),
+      );
+    }
     const signingMs = performance.now() - signingStarted;
 
     const results: Partial<Record<Strategy, StrategyReport>> = {};
@@ -332,6 +384,7 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
     const model = cpus()[0]?.model ?? 'unknown';
     return {
       validators: o.validators,
+      transport: o.transport,
       quorumPercentage: o.quorumPercentage,
       quorumPercentageBuffer: o.quorumPercentageBuffer,
       runs: o.runs,

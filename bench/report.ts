@@ -13,7 +13,7 @@ function row(name: string, s: StrategyReport): string {
 
 export function settingsLine(r: BenchReport): string {
   return (
-    `${r.validators} validators (${r.weights} weights), delays lognormal median ${r.latency.medianMs} ms σ ${r.latency.sigma}, ` +
+    `${r.validators} validators (${r.weights} weights, ${r.transport === 'p2p' ? 'avalanchego nodes over p2p' : 'signer peers over WebSocket'}), delays lognormal median ${r.latency.medianMs} ms σ ${r.latency.sigma}, ` +
     `${r.offlinePercent}% offline, ${r.byzantinePercent}% byzantine, quorum ${r.quorumPercentage}% + ${r.quorumPercentageBuffer}%, ` +
     `fan-out extra ${r.fanOutExtraPercent === 'default' ? 'default' : `${r.fanOutExtraPercent}%`}, ` +
     `${r.runs} runs, concurrency ${r.concurrency}, ${r.backend}, ${r.machine.cpus} × ${r.machine.cpuModel}, ` +

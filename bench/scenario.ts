@@ -8,6 +8,8 @@ import { encodeAddressedCall } from '../src/warp/payload.js';
 import { newUnsignedMessage } from '../src/warp/unsigned-message.js';
 import { requiredWeight } from '../src/validators/quorum.js';
 import { derive, deriveBlsSecretKey, deriveNodeId } from '../src/devnet/genesis/keys.js';
+import { deriveStakingKeyPair, type StakingKeyPair } from '../src/devnet/genesis/staking.js';
+import { loadStakingIdentity } from '../src/p2p/index.js';
 import { nodeIdToString } from '../src/warp/cb58.js';
 import type { BenchOptions, WeightShape } from './args.js';
 import { choose, lognormalDelay, uniform } from './random.js';
@@ -27,6 +29,8 @@ export interface BenchValidator {
   publicKeyHex: string;
   weight: bigint;
   role: Role;
+  /** --transport p2p: its staking certificate and key; the NodeID is the certificate's. */
+  staking?: StakingKeyPair;
 }
 
 export interface Scenario {
@@ -106,9 +110,12 @@ export function buildScenario(o: BenchOptions): Scenario {
 
   const validators: BenchValidator[] = weights.map((weight, index) => {
     const secretKey = deriveBlsSecretKey(seed, 'bench-validator', index);
+    // An avalanchego node's NodeID is its certificate's hash; a signer peer's is any 20 bytes.
+    const staking = o.transport === 'p2p' ? deriveStakingKeyPair(seed, 'bench-validator', index) : undefined;
     return {
       index,
-      nodeId: nodeIdToString(deriveNodeId(seed, 'bench-validator', index, 'node')),
+      nodeId: staking ? loadStakingIdentity(staking.certPem, staking.keyPem).nodeId : nodeIdToString(deriveNodeId(seed, 'bench-validator', index, 'node')),
+      ...(staking ? { staking } : {}),
       secretKeyHex: bytesToHex(secretKey),
       publicKeyHex: bytesToHex(bls.publicKeyOf(bls.secretKeyFromBytes(secretKey)).bytes),
       weight,

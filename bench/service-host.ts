@@ -105,7 +105,8 @@ serveHost(
       service = await startService(config, { logger, verification: VERIFICATION[req.strategy] });
       return { url: service.url };
     },
-    connected: async () => service?.peers.connectedKeys().length ?? 0,
+    // Validators connected either way: signer peers that dialled in, avalanchego nodes the service dialled.
+    connected: async () => (service ? service.peers.connectedKeys().length + (service.p2p?.connectedCount() ?? 0) : 0),
     'measure-start': async (req: MeasureStartRequest) => {
       if (!service || measuring) throw new Error('measure-start needs a running service and no measurement under way');
       maxQueue = 0;

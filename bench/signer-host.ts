@@ -8,9 +8,10 @@ import type { BlsBackend, SecretKey } from '../src/bls/types.js';
 import { CloseCode } from '../src/peers/frames.js';
 import type { PeerLogger } from '../src/peers/logger.js';
 import { SignerPeer, type SignOutcome, type SigningBackend } from '../src/signer/index.js';
-import { bytesToHex, concatBytes, hexToBytes } from '../src/warp/hex.js';
+import { bytesToHex, hexToBytes } from '../src/warp/hex.js';
 import type { UnsignedMessage } from '../src/warp/unsigned-message.js';
 import { serveHost } from './ipc.js';
+import { messageIndexOf, precomputeSignatures, precomputedSignature } from './precomputed.js';
 
 export interface HostedValidator {
   secretKeyHex: string;
@@ -42,20 +43,16 @@ export interface HostMeasurement {
 }
 
 /** Answers from precomputed signatures: no BLS work while the benchmark is timing. */
-const SIGNATURE_BYTES = 96;
-
 class PrecomputedBackend implements SigningBackend {
   constructor(
     private readonly messageIndex: ReadonlyMap<string, number>,
-    /** Signature i at [96·i, 96·(i+1)): one buffer per validator, not one object per signature, so
-     * that a long run (2,000 validators × hundreds of messages) does not stall this process in GC. */
     private readonly signatures: Uint8Array,
   ) {}
 
   sign(message: UnsignedMessage): Promise<SignOutcome> {
-    const i = this.messageIndex.get(bytesToHex(message.bytes));
-    if (i === undefined) return Promise.resolve({ kind: 'refused', reason: 'not one of the benchmark messages' });
-    return Promise.resolve({ kind: 'signature', signature: this.signatures.subarray(i * SIGNATURE_BYTES, (i + 1) * SIGNATURE_BYTES) });
+    const found = precomputedSignature(this.messageIndex, this.signatures, message.bytes);
+    if (!found) return Promise.resolve({ kind: 'refused', reason: 'not one of the benchmark messages' });
+    return Promise.resolve({ kind: 'signature', signature: found.signature });
   }
 }
 
@@ -102,12 +99,10 @@ serveHost(
     prepare: async (req: PrepareRequest) => {
       const started = performance.now();
       const messages = req.messagesHex.map((h) => hexToBytes(h));
-      messageIndex = new Map(req.messagesHex.map((h, i) => [h.toLowerCase(), i]));
+      messageIndex = messageIndexOf(req.messagesHex);
       prepared = req.validators.map((v) => {
         const secretKey = bls.secretKeyFromBytes(hexToBytes(v.secretKeyHex));
-        // A byzantine validator's answer: its genuine signature over other bytes.
-        const signatures = new Uint8Array(messages.length * SIGNATURE_BYTES);
-        messages.forEach((m, i) => signatures.set(bls.sign(secretKey, v.byzantine ? concatBytes(m, Uint8Array.of(0)) : m).bytes, i * SIGNATURE_BYTES));
+        const signatures = precomputeSignatures(bls, secretKey, messages, v.byzantine);
         return { secretKey, backend: new PrecomputedBackend(messageIndex, signatures), delaysMs: v.delaysMs, byzantine: v.byzantine };
       });
       return { signingMs: performance.now() - started };

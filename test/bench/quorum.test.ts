@@ -74,6 +74,20 @@ describe('npm run bench', () => {
     expect(svg.match(/<path /g)).toHaveLength(3);
   }, 110_000);
 
+  it('--transport p2p: the service dials simulated avalanchego nodes and every signed message verifies', async () => {
+    const json = join(dir, 'results', 'tiny-p2p.json');
+    const { code, stderr } = await runBench(['--transport', 'p2p', '--validators', '6', '--byzantine', '20', '--runs', '2', '--warmup', '1', '--latency', 'lognormal:15:0.3', '--json', json], 100_000);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/6\/6 avalanchego nodes connected/);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as Record<string, any>;
+    expect(report).toMatchObject({ transport: 'p2p', validators: 6 });
+    for (const strategy of ['warpgate', 'perSignatureVerify']) {
+      // The harness verifies every signed message against the validator set before reporting it.
+      expect(report[strategy]).toMatchObject({ failures: 0, aggregations: 2 });
+      expect(report[strategy].signerHostsCpuMsPerAggregation).toBeGreaterThan(0);
+    }
+  }, 110_000);
+
   it('exits 2 with the usage for a bad flag, before starting anything', async () => {
     const { code, stderr } = await runBench(['--validators', '1'], 30_000);
     expect(code).toBe(2);

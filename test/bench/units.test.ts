@@ -13,6 +13,7 @@ describe('bench flags', () => {
     const o = parseArgs([]);
     expect(o).toMatchObject({
       validators: 100,
+      transport: 'ws',
       weights: 'skewed',
       latency: { medianMs: 40, sigma: 0.5 },
       offlinePercent: 0,
@@ -32,10 +33,10 @@ describe('bench flags', () => {
       '--validators', '1000', '--weights=uniform', '--latency', 'lognormal:25.5:0.8', '--offline', '5', '--byzantine=2.5',
       '--quorum', '60', '--buffer', '7', '--runs', '50', '--concurrency', '32', '--backend', 'noble', '--json', 'out/r.json',
       '--seed', 's', '--warmup', '0', '--cpu-prof', 'prof', '--signer-processes', '3', '--fan-out-extra', '20',
-      '--service-heap-mb', '512',
+      '--service-heap-mb', '512', '--transport', 'p2p',
     ]);
     expect(o).toEqual({
-      validators: 1000, weights: 'uniform', latency: { medianMs: 25.5, sigma: 0.8 }, offlinePercent: 5, byzantinePercent: 2.5,
+      validators: 1000, transport: 'p2p', weights: 'uniform', latency: { medianMs: 25.5, sigma: 0.8 }, offlinePercent: 5, byzantinePercent: 2.5,
       quorumPercentage: 60, quorumPercentageBuffer: 7, runs: 50, concurrency: 32, backend: 'noble', json: 'out/r.json',
       seed: 's', warmup: 0, cpuProfileDir: 'prof', signerProcesses: 3, fanOutExtraPercent: 20, serviceHeapMb: 512,
     });
@@ -50,6 +51,7 @@ describe('bench flags', () => {
     [['--quorum', '90', '--buffer', '20'], '--buffer'],
     [['--offline', '60', '--byzantine', '50'], '--byzantine'],
     [['--backend', 'mcl'], '--backend'],
+    [['--transport', 'udp'], '--transport'],
     [['--fan-out-extra', '101'], '--fan-out-extra'],
     [['--runs'], '--runs'],
     [['--fast'], '--fast'],

@@ -12,7 +12,7 @@
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { loadBackend, type BlsBackend, type PublicKey, type SecretKey } from '../../bls/index.js';
-import { parseUnsignedMessage } from '../../warp/index.js';
+import { parseUnsignedMessage, type UnsignedMessage } from '../../warp/index.js';
 import { bytesEqual, bytesToHex, concatBytes } from '../../warp/hex.js';
 import {
   APP_ERROR,
@@ -66,6 +66,8 @@ export interface SimulatedNodeOptions {
   compress?: boolean;
   /** Byzantine: how it answers a request it would sign (devnet and tests only). */
   fault?: FaultMode;
+  /** The signature it answers with once it would sign; its own BLS signature unless given (the bench answers from precomputed ones, after its injected delay). */
+  signWith?: (message: UnsignedMessage) => Uint8Array | Promise<Uint8Array>;
 }
 
 interface SimulatedNodeStats {
@@ -237,8 +239,10 @@ export class SimulatedAvalancheNode {
         return conn.sendAppResponse(req.chainId, req.requestId, encodeSignatureResponse(this.bls.sign(this.sk, concatBytes(message.bytes, Uint8Array.of(0))).bytes));
       case 'wrong-key':
         return conn.sendAppResponse(req.chainId, req.requestId, encodeSignatureResponse(this.bls.sign(this.bls.generateSecretKey(), message.bytes).bytes));
-      default:
-        conn.sendAppResponse(req.chainId, req.requestId, encodeSignatureResponse(this.bls.sign(this.sk, message.bytes).bytes));
+      default: {
+        const signature = this.options.signWith ? await this.options.signWith(message) : this.bls.sign(this.sk, message.bytes).bytes;
+        conn.sendAppResponse(req.chainId, req.requestId, encodeSignatureResponse(signature));
+      }
     }
   }
 }
