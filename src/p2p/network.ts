@@ -184,6 +184,12 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
     for (const id of nodeIds) this.wanted.add(id);
   }
 
+  /** Replaces the wanted NodeIDs (so validators that left are not wanted forever). */
+  setWanted(nodeIds: Iterable<string>): void {
+    this.wanted.clear();
+    this.want(nodeIds);
+  }
+
   isConnected(nodeId: string): boolean {
     return this.targets.get(nodeId)?.conn?.isReady === true;
   }

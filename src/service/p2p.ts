@@ -186,7 +186,7 @@ export class P2PTransport {
     if (!network || this.current !== 'running') return;
     const { targets, wanted } = planTargets(this.opts.directory.candidates(), this.book, this.opts.p2p.maxPeers);
     this.wanted = wanted;
-    network.want(wanted);
+    network.setWanted(wanted);
     network.setTargets(targets);
   }
 

@@ -249,6 +249,26 @@ describe('discovery from PeerList gossip', () => {
     await waitFor(() => net.isConnected(hidden.nodeId), 'the discovered node');
   });
 
+  it('setWanted replaces the wanted NodeIDs; pullPeerList asks a connected peer, which names only the wanted one', async () => {
+    const [left, stays] = [await startNode(), await startNode()];
+    const gossip: ReturnType<typeof left.claimedIpPort>[] = [];
+    const gossiper = await startNode({ peerList: () => gossip });
+    const net = await startNetwork();
+    expect(net.pullPeerList()).toBe(false);
+    net.want([left.nodeId]);
+    net.setWanted([stays.nodeId]);
+    const up = once(net, 'connected');
+    net.addTargets([targetOf(gossiper)]);
+    await up;
+    gossip.push(left.claimedIpPort(), stays.claimedIpPort());
+    const found = once<[{ nodeId: string }]>(net, 'discovered');
+    expect(net.pullPeerList()).toBe(true);
+    expect((await found)[0].nodeId).toBe(stays.nodeId);
+    await waitFor(() => net.isConnected(stays.nodeId), 'the wanted node');
+    expect(net.isConnected(left.nodeId)).toBe(false);
+    expect(net.stats().targets).toBe(2);
+  });
+
   it('drops a gossiper whose PeerList entry carries a bad IP signature', async () => {
     const hidden = await startNode();
     const forged = { ...hidden.claimedIpPort() };
