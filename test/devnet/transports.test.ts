@@ -20,7 +20,7 @@ let mixed: Devnet;
 
 beforeAll(async () => {
   [p2p, mixed] = await Promise.all([
-    startDevnet({ validators: 5, transport: 'p2p', seed: 'transports-p2p', port: 0, logger: pino({ level: 'silent' }), configOverrides: { 'workers.threads': 1 } }),
+    startDevnet({ validators: 5, byzantine: 1, transport: 'p2p', seed: 'transports-p2p', port: 0, logger: pino({ level: 'silent' }), configOverrides: { 'workers.threads': 1 } }),
     startDevnet({ validators: 6, transport: 'mixed', seed: 'transports-mixed', port: 0, logger: pino({ level: 'silent' }), configOverrides: { 'workers.threads': 1 } }),
   ]);
 }, 120_000);
@@ -53,6 +53,19 @@ describe('--transport p2p', () => {
     });
     expect(res.status).toBe(201);
     await verifies(p2p, ((await res.json()) as { signedMessage: string }).signedMessage);
+  });
+
+  it('a byzantine avalanchego validator’s invalid signature is found and counted, never signed in', async () => {
+    expect(p2p.genesis.validators.filter((v) => v.fault).map((v) => v.fault)).toEqual(['invalid-signature']);
+    // Quorum 100 cannot be met (the keyless weight never signs), so every answer is checked first.
+    const res = await fetch(`${p2p.info.url}/v1/signatureAggregator/fuji/aggregateSignatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: p2p.exampleMessageHex('with a liar among them'), quorumPercentage: 100 }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { message: string }).message).toMatch(/answered 4, refused 0, timed out 0, invalid signatures 1,/);
   });
 
   it('signs the L1 conversion (a P-Chain message the nodes’ P-Chain verifier checks against the devnet’s state)', async () => {
