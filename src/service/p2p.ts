@@ -10,7 +10,7 @@ import type { BlsBackend } from '../bls/types.js';
 import type { Config } from '../config/config.js';
 import type { InfoClient } from '../node/info.js';
 import { P2PNetwork, parseVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
-import { sleep } from '../util/abortable.js';
+import { sleep, untilAborted } from '../util/abortable.js';
 import { parseHostPort } from '../util/host-port.js';
 import type { P2PIdentity } from './p2p-identity.js';
 import { AddressBook, planTargets } from './p2p-targets.js';
@@ -158,8 +158,10 @@ export class P2PTransport {
     let failures = 0;
     while (!this.stop.signal.aborted) {
       try {
-        return await this.opts.nodeNetworkId();
+        // Shared with other askers (rememberNetworkId): closing stops this wait, not their call.
+        return await untilAborted(this.opts.nodeNetworkId(), this.stop.signal);
       } catch (err) {
+        if (this.stop.signal.aborted) return undefined;
         failures++;
         // The first failure and then every tenth: a node down for hours must not fill the log.
         if (failures === 1 || failures % 10 === 0) {

@@ -4,6 +4,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/config.js';
+import { startService } from '../../src/service/start.js';
+import { startRpcServer } from '../node/rpc-server.js';
 import { request } from '../ops/helpers.js';
 import { aggregate, closeWorld, messageHex, startWorld, startWorldService, until } from './p2p-world.js';
 
@@ -77,4 +81,21 @@ describe('serve while the node is unreachable or answers nonsense', () => {
     expect(up.body.peers).toMatchObject({ connected: { ws: 0, p2p: w.nodes.length }, p2p: { state: 'running', connected: w.nodes.length } });
     expect((await aggregate(service, messageHex(w, 'the node is back'))).status).toBe(201);
   }, 150_000);
+
+  it('shuts down at once while its network-ID call to a silent node is still waiting', async () => {
+    const silent = await startRpcServer(() => ({ hang: true }), ['/ext/bc/P', '/ext/info']);
+    try {
+      const service = await startService(
+        loadConfig({ env: {}, overrides: { port: 0, host: '127.0.0.1', 'workers.threads': 1, 'upstreams.node': silent.url, 'validatorSets.nodeTimeoutMs': 120_000 } }),
+        { logger: pino({ level: 'silent' }) },
+      );
+      await until('the transport to ask the node', () => silent.calls.some((c) => c.method === 'info.getNetworkID'));
+      await service.close();
+      // Closed while the node still holds the call (its own timeout is two minutes away).
+      expect(silent.holding).toBeGreaterThanOrEqual(1);
+      expect(service.p2p!.state).toBe('closed');
+    } finally {
+      await silent.close();
+    }
+  });
 });
