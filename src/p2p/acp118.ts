@@ -72,14 +72,24 @@ export function encodeSignatureRequestAppBytes(message: Uint8Array, justificatio
   return out;
 }
 
-/** The signature of an AppResponse's app_bytes; throws for bytes that are not a SignatureResponse. */
+/**
+ * app_bytes by request: an aggregation asks every validator with one request object, so its
+ * SignatureRequest is encoded once, not once per validator.
+ */
+const appBytesOf = new WeakMap<object, Uint8Array>();
+
 /** The AppRequest asking a node to sign: its deadline is relative, in nanoseconds, and positive. */
 export function signatureAppRequest(req: { chainId: Uint8Array; message: Uint8Array; justification: Uint8Array }, requestId: number, timeoutMs: number): MessageBody {
   const deadline = BigInt(Math.max(1, Math.ceil(timeoutMs))) * 1_000_000n;
-  const appBytes = encodeSignatureRequestAppBytes(req.message, req.justification);
+  let appBytes = appBytesOf.get(req);
+  if (!appBytes) {
+    appBytes = encodeSignatureRequestAppBytes(req.message, req.justification);
+    appBytesOf.set(req, appBytes);
+  }
   return { case: 'appRequest', value: { $typeName: 'p2p.AppRequest', chainId: req.chainId, requestId, deadline, appBytes } };
 }
 
+/** The signature of an AppResponse's app_bytes; throws for bytes that are not a SignatureResponse. */
 export function decodeSignatureResponse(appBytes: Uint8Array): Uint8Array {
   return fromBinary(SignatureResponseSchema, appBytes).signature;
 }

@@ -29,6 +29,7 @@ export function tlsServerOptions(identity: StakingIdentity): TlsOptions {
     // Staking certificates are self-signed: the check is ours (peerCertificateOf).
     rejectUnauthorized: false,
     minVersion: 'TLSv1.3',
+    noDelay: true,
   };
 }
 
@@ -52,6 +53,9 @@ export function dialPeer(target: { host: string; port: number; expectedNodeId: s
   return new Promise((resolve, reject) => {
     let settled = false;
     const socket = connect({ ...tlsClientOptions(identity), host: target.host, port: target.port });
+    // A request is one small write that must leave at once (Go, and so avalanchego, sets
+    // TCP_NODELAY too): with Nagle, a second request to a peer would wait for the first one's ACK.
+    socket.setNoDelay(true);
     const fail = (err: P2PDialError): void => {
       if (settled) return;
       settled = true;

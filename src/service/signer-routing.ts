@@ -15,7 +15,7 @@
 // transport that answered for that key last.
 import type { Logger } from 'pino';
 import type { PeerAnswer, PeerSource, SignatureRequest } from '../aggregator/peer-source.js';
-import { appErrorName, type P2PAnswer } from '../p2p/index.js';
+import { appErrorName, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
 import type { PeerPool } from '../peers/pool.js';
 import { LogLimiter, DEFAULT_LOG_LIMIT } from '../util/log-limiter.js';
 import type { RequestFailedError } from '../util/request-failure.js';
@@ -43,6 +43,7 @@ const ID_LENGTH = 32;
 
 export class SignerRouting implements PeerSource {
   private readonly answeredBy = new Map<string, Answerer>();
+  private readonly p2pRequests = new WeakMap<SignatureRequest, SignatureRequestInput>();
   private readonly logLimiter: LogLimiter;
 
   constructor(
@@ -109,11 +110,21 @@ export class SignerRouting implements PeerSource {
     return answer;
   }
 
+  /** The p2p form of a request, one object per aggregation request (the transport encodes it once). */
+  private p2pRequest(req: SignatureRequest): SignatureRequestInput {
+    let input = this.p2pRequests.get(req);
+    if (!input) {
+      const chainId = req.message.length >= SOURCE_CHAIN_OFFSET + ID_LENGTH ? req.message.subarray(SOURCE_CHAIN_OFFSET, SOURCE_CHAIN_OFFSET + ID_LENGTH) : new Uint8Array(ID_LENGTH);
+      input = { chainId, message: req.message, justification: req.justification };
+      this.p2pRequests.set(req, input);
+    }
+    return input;
+  }
+
   private async viaP2P(key: string, nodeId: string, req: SignatureRequest, opts: { timeoutMs?: number; signal?: AbortSignal }): Promise<PeerAnswer> {
-    const chainId = req.message.length >= SOURCE_CHAIN_OFFSET + ID_LENGTH ? req.message.subarray(SOURCE_CHAIN_OFFSET, SOURCE_CHAIN_OFFSET + ID_LENGTH) : new Uint8Array(ID_LENGTH);
     let answer: P2PAnswer;
     try {
-      answer = await this.p2p!.request(nodeId, { chainId, message: req.message, justification: req.justification }, opts);
+      answer = await this.p2p!.request(nodeId, this.p2pRequest(req), opts);
     } catch (err) {
       this.events.request?.('p2p', failureOutcome(err));
       throw err;
@@ -131,6 +142,9 @@ export class SignerRouting implements PeerSource {
   }
 
   private remember(key: string, by: Answerer): void {
+    const known = this.answeredBy.get(key);
+    // The usual case, the same answerer as last time: nothing to move (this runs per answer).
+    if (known && known.transport === by.transport && (known.transport === 'ws' || known.nodeId === (by as { nodeId: string }).nodeId)) return;
     this.answeredBy.delete(key);
     this.answeredBy.set(key, by);
     if (this.answeredBy.size > MAX_REMEMBERED_ANSWERERS) this.answeredBy.delete(this.answeredBy.keys().next().value!);

@@ -8,7 +8,7 @@ import { decodeMessage, encodeMessage } from '../../src/p2p/messages.js';
 import { encodeFrame, FrameDecoder } from '../../src/p2p/frames.js';
 import { initCompression, zstdCompress, zstdDecompressCapped } from '../../src/p2p/compression.js';
 import { bloomAdd, bloomContains, bloomHash, gossipId, marshalBloomFilter, newBloomFilter, parseBloomFilter } from '../../src/p2p/bloom.js';
-import { decodeSignatureResponse, decodeUvarint, encodeSignatureRequestAppBytes, encodeUvarint, OddRequestIds, decodeSignatureRequest } from '../../src/p2p/acp118.js';
+import { decodeSignatureResponse, decodeUvarint, encodeSignatureRequestAppBytes, encodeUvarint, OddRequestIds, decodeSignatureRequest, signatureAppRequest } from '../../src/p2p/acp118.js';
 import { MAX_MESSAGE_BYTES } from '../../src/p2p/constants.js';
 import { P2PProtocolError } from '../../src/p2p/errors.js';
 
@@ -173,6 +173,17 @@ describe('bloom filter (utils/bloom)', () => {
 });
 
 describe('ACP-118 app bytes', () => {
+  it('encodes one request’s SignatureRequest once, however many validators it goes to (each AppRequest its own ID and deadline)', () => {
+    const req = { chainId: new Uint8Array(32).fill(1), message: Uint8Array.of(1, 2, 3), justification: Uint8Array.of(4) };
+    const [a, b] = [signatureAppRequest(req, 1, 2_000), signatureAppRequest(req, 3, 1_000)];
+    if (a.case !== 'appRequest' || b.case !== 'appRequest') throw new Error('not AppRequests');
+    expect(b.value.appBytes).toBe(a.value.appBytes);
+    expect([a.value.requestId, b.value.requestId, a.value.deadline, b.value.deadline]).toEqual([1, 3, 2_000_000_000n, 1_000_000_000n]);
+    expect(a.value.appBytes).toEqual(encodeSignatureRequestAppBytes(req.message, req.justification));
+    const other = signatureAppRequest({ ...req, message: Uint8Array.of(9) }, 5, 1_000);
+    expect(other.case === 'appRequest' && decodeSignatureRequest(other.value.appBytes.subarray(1)).message).toEqual(Uint8Array.of(9));
+  });
+
   it('prefixes the SignatureRequest with uvarint handler ID 2', () => {
     const app = encodeSignatureRequestAppBytes(Uint8Array.of(1, 2), Uint8Array.of(3));
     expect(app[0]).toBe(2);
