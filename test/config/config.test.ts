@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, redactConfig, type Config } from '../../src/config/config.js';
 import { SCHEMA, envName } from '../../src/config/schema.js';
 import { renderConfigTable } from '../../src/config/docs.js';
+import { DEFAULT_CLIENT_VERSION, formatVersion } from '../../src/p2p/index.js';
 
 const root = new URL('../../', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'warpgate-config-'));
@@ -196,6 +197,10 @@ describe('loadConfig', () => {
       expect.stringMatching(/^p2p\.peers\[3\]\.address: /),
     ]);
     expect(problemsOf(() => loadConfig({ env: { WARPGATE_P2P_PEERS: 'NodeID-x@1.2.3.4:9651' } }))[0]).toMatch(/^WARPGATE_P2P_PEERS \(p2p\.peers\): must be JSON/);
+  });
+
+  it('claims by default the newest avalanchego version the transport knows', () => {
+    expect(loadConfig({ env: {} }).p2p.version).toBe(formatVersion(DEFAULT_CLIENT_VERSION));
   });
 
   it('checks the p2p identity files come as a pair, the claimed version, and the 10 s reconnect floor', () => {
