@@ -4,7 +4,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNobleBackend } from '../../src/bls/noble-backend.js';
 import { PChainClient } from '../../src/node/pchain.js';
@@ -13,8 +12,8 @@ import { parseCb58Id } from '../../src/warp/cb58.js';
 import { bytesToHex, hexToBytes } from '../../src/warp/hex.js';
 import { encodeAddressedCall } from '../../src/warp/payload.js';
 import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
+import { WARPGATE } from '../source-cli.js';
 
-const BIN = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
 
 /** Processes whose parent is `pid` (from /proc, so nothing but Linux is needed). */
 function childrenOf(pid: number): number[] {
@@ -54,7 +53,7 @@ afterAll(() => {
 
 describe('warpgate devnet --json', () => {
   it('prints one JSON line, serves aggregations, and exits 0 on SIGTERM leaving no children', async () => {
-    child = spawn(process.execPath, [BIN, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1'], {
+    child = spawn(process.execPath, [...WARPGATE, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const proc = child;
