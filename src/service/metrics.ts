@@ -122,7 +122,7 @@ export class Metrics implements HttpMetrics {
     onCache: (hit) => this.signatureCache.inc({ result: hit ? 'hit' : 'miss' }),
     onAggregation: (e) => {
       this.aggregationSeconds.observe({ outcome: e.outcome }, e.ms / 1000);
-      if (e.signedWeight !== undefined && e.totalWeight !== undefined && e.totalWeight > 0n) {
+      if (e.outcome === 'success' && e.signedWeight !== undefined && e.totalWeight !== undefined && e.totalWeight > 0n) {
         this.signedWeightRatio.observe(Number(e.signedWeight) / Number(e.totalWeight));
         this.lastSignedWeight.set(Number(e.signedWeight));
         this.lastTotalWeight.set(Number(e.totalWeight));
