@@ -62,6 +62,7 @@ function allOf(...listeners: AggregatorEvents[]): AggregatorEvents {
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const metrics = new Metrics();
+  metrics.readinessQuorumPercent.set(config.readiness.quorumPercentage);
   const status = new StatusModel({
     version: PACKAGE_VERSION,
     refreshMs: config.status.refreshMs,
