@@ -11,6 +11,8 @@ import { sendError } from './errors.js';
 import { mountAggregationRoutes, type AggregationRouteDeps } from './routes/aggregation.js';
 import { mountOpsRoutes, type HttpMetrics, type ReadinessCheck } from './routes/ops.js';
 import { mountStatusRoutes, type StatusSource } from './routes/status.js';
+import { mountOpenApiRoute } from './routes/openapi.js';
+import { PACKAGE_VERSION } from '../util/package-info.js';
 
 interface AppDeps extends AggregationRouteDeps {
   metrics: HttpMetrics;
@@ -72,6 +74,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   mountOpsRoutes(app, deps);
   mountStatusRoutes(app, deps.status);
+  mountOpenApiRoute(app, { version: PACKAGE_VERSION, statusPage: deps.status !== undefined, peerPath: config.peerPath });
   mountAggregationRoutes(app, deps);
   if (deps.proxyRouter) app.use(deps.proxyRouter);
 
