@@ -2,10 +2,12 @@
 // prepack script compiles src/ to dist/), installed from the tarball into an empty folder with
 // npm, and its `warpgate` command starts the devnet, which aggregates once and stops on SIGINT.
 // The installed tree has neither tsx nor esbuild, so everything that ran (the command, the BLS
-// worker threads, the signer host processes) ran compiled JavaScript.
+// worker threads, the signer host processes) ran compiled JavaScript. In the checkout, the
+// command without a build says so, and npm start's prestart (build.mjs --if-stale) compiles only
+// when the sources differ from what dist/ was built from.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNobleBackend } from '../../src/bls/noble-backend.js';
@@ -15,7 +17,7 @@ import { parseCb58Id } from '../../src/warp/cb58.js';
 import { bytesToHex, hexToBytes } from '../../src/warp/hex.js';
 import { encodeAddressedCall } from '../../src/warp/payload.js';
 import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
-import { childrenOf, commandLineOf, copyFromCheckout, mustRun, npmEnv, ROOT, tempDir } from './staging.js';
+import { childrenOf, commandLineOf, copyFromCheckout, mustRun, npmEnv, ROOT, runCommand, tempDir } from './staging.js';
 
 const work = tempDir('pack');
 let devnet: ChildProcess | undefined;
@@ -49,8 +51,13 @@ async function firstLine(child: ChildProcess, stderr: () => string, timeoutMs: n
 
 describe('npm pack', () => {
   it('packs compiled code that installs into an empty folder and runs serve, signer and devnet', async () => {
-    // Pack: prepack compiles.
+    // Not built yet: the command says what to do.
     const checkout = checkoutCopy();
+    const unbuilt = await runCommand(process.execPath, ['bin/warpgate.js', 'serve'], { cwd: checkout, timeoutMs: 30_000 });
+    expect(unbuilt.code).toBe(1);
+    expect(unbuilt.stderr).toMatch(/dist\/ is not built: run `npm run build`/);
+
+    // Pack: prepack compiles.
     const packed = await mustRun('npm', ['pack', '--json', '--pack-destination', work], { cwd: checkout, env: npmEnv(), timeoutMs: 180_000 });
     const [manifest] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     const shipped = manifest!.files.map((f) => f.path);
@@ -59,6 +66,14 @@ describe('npm pack', () => {
     }
     // No sources, tests or development files: the compiled code is the package.
     expect(shipped.filter((p) => /^(src|test|bench|scripts)\/|\.ts$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
+
+    // npm start's prestart: nothing to do while dist/ matches the sources; a changed source is compiled again.
+    const ifStale = (): Promise<{ stderr: string }> => mustRun(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: checkout, timeoutMs: 180_000 });
+    expect((await ifStale()).stderr).toBe('');
+    appendFileSync(join(checkout, 'src', 'cli.ts'), '\n// changed after the build\n');
+    expect((await ifStale()).stderr).toContain('compiled src/ to dist/');
+    expect(readFileSync(join(checkout, 'dist', 'cli.js'), 'utf8')).toContain('// changed after the build');
+    expect((await ifStale()).stderr).toBe('');
 
     // Install from the tarball into an empty folder.
     const app = join(work, 'app');
