@@ -1,8 +1,9 @@
 // One running service from a Config, built in dependency order: logger, metrics and the status
-// model (what the parts report to), BLS pool, node client, validator sets and the peer admission they feed, signer
-// peers, readiness, aggregator, forwarded read endpoints, then the HTTP app and server. close() is
-// the graceful shutdown and takes the parts down in reverse: stop accepting, let in-flight
-// aggregations finish up to the grace period, then close peers, upstream connections and workers.
+// model (what the parts report to), BLS pool, node client, validator sets and the peer admission
+// they feed, signer peers, readiness, aggregator, forwarded read endpoints, then the HTTP app and
+// server. close() is the graceful shutdown and takes the parts down in reverse: stop accepting,
+// let in-flight aggregations finish up to the grace period, then close peers, upstream
+// connections and workers.
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { loadBackend } from '../bls/index.js';

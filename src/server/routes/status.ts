@@ -3,6 +3,7 @@
 // service; without one (publicMode) none of these routes exists and they answer 404 like any
 // unknown path.
 import type { Express } from 'express';
+import { GLACIER } from '../dialects.js';
 import { STATUS_PAGE_CSP, statusPage } from '../status/page.js';
 import type { StatusReport } from '../status/report.js';
 
@@ -33,7 +34,7 @@ export function mountStatusRoutes(app: Express, status: StatusSource | undefined
     try {
       res.json(await status.report());
     } catch (err) {
-      res.status(503).json({ message: `status unavailable: ${err instanceof Error ? err.message : String(err)}`, statusCode: 503, error: 'Service Unavailable' });
+      res.status(503).json(GLACIER.errorBody(503, `status unavailable: ${err instanceof Error ? err.message : String(err)}`));
     }
   });
 }
