@@ -41,6 +41,8 @@ export interface AggregationResult {
   totalWeight: bigint;
   subnetId: Uint8Array;
   stats: CollectionStats;
+  /** See the collection's idealMs: the time the signers themselves took; undefined when the target weight was not reached. */
+  idealMs: number | undefined;
 }
 
 /**
@@ -52,10 +54,28 @@ export interface ValidatorSets {
   signingSubnetFor(sourceChainId: Uint8Array, request?: { signal?: AbortSignal }): Promise<Uint8Array>;
 }
 
+/** One finished aggregation, as the metrics and the status page see it. */
+export interface AggregationEvent {
+  outcome: 'success' | 'quorum_not_reached' | 'error';
+  /** From the aggregate() call to its result. */
+  ms: number;
+  /** The signing subnet, once it was known. */
+  subnetId?: Uint8Array;
+  /** Weights of a success or a quorum not reached (what had signed). */
+  signedWeight?: bigint;
+  totalWeight?: bigint;
+  /** Validators whose signatures are in the signed message. */
+  signers?: number;
+  /** A success's idealMs (AggregationResult). */
+  idealMs?: number;
+  /** The error class an 'error' ended with (DeadlineExceededError, …): a kind, never a message. */
+  error?: string;
+}
+
 interface AggregatorEvents {
   onResponse?(result: ResponseResult): void;
   onCache?(hit: boolean): void;
-  onAggregation?(e: { outcome: 'success' | 'quorum_not_reached' | 'error'; ms: number; signedWeight?: bigint; totalWeight?: bigint }): void;
+  onAggregation?(e: AggregationEvent): void;
 }
 
 export interface AggregatorOptions {
@@ -127,14 +147,20 @@ export class Aggregator {
     const started = Date.now();
     const own = opts.deadline ? undefined : this.startDeadline(opts.deadlineMs);
     const deadline = opts.deadline ?? own!;
-    const work = this.run(req, deadline)
+    const known: { subnetId?: Uint8Array } = {};
+    const work = this.run(req, deadline, known)
       .then((result) => {
-        this.opts.events?.onAggregation?.({ outcome: 'success', ms: Date.now() - started, signedWeight: result.signedWeight, totalWeight: result.totalWeight });
+        const { signedWeight, totalWeight, subnetId, idealMs } = result;
+        this.opts.events?.onAggregation?.({ outcome: 'success', ms: Date.now() - started, subnetId, signedWeight, totalWeight, signers: result.signers.length, idealMs });
         return result;
       })
       .catch((err: unknown) => {
-        const outcome = err instanceof QuorumNotReachedError ? 'quorum_not_reached' : 'error';
-        this.opts.events?.onAggregation?.({ outcome, ms: Date.now() - started });
+        const ms = Date.now() - started;
+        if (err instanceof QuorumNotReachedError) {
+          this.opts.events?.onAggregation?.({ outcome: 'quorum_not_reached', ms, subnetId: known.subnetId, signedWeight: err.signedWeight, totalWeight: err.totalWeight });
+        } else {
+          this.opts.events?.onAggregation?.({ outcome: 'error', ms, subnetId: known.subnetId, error: err instanceof Error ? err.name : 'unknown' });
+        }
         throw err;
       })
       .finally(() => {
@@ -146,7 +172,8 @@ export class Aggregator {
     return work;
   }
 
-  private async run(req: AggregationRequest, deadline: Deadline): Promise<AggregationResult> {
+  /** `known` learns the signing subnet as soon as it is resolved (for the events of a failure). */
+  private async run(req: AggregationRequest, deadline: Deadline, known: { subnetId?: Uint8Array }): Promise<AggregationResult> {
     const { signal } = deadline;
     // Whatever a ValidatorSets does with the signal, the aggregation stops waiting when it aborts.
     const read = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
@@ -162,6 +189,7 @@ export class Aggregator {
     const subnetId =
       req.signingSubnetId ??
       (await read('the signing subnet was being read from the P-Chain (platform.validatedBy)', () => this.defaultSubnet(req.message, signal)));
+    known.subnetId = subnetId;
     const set = await read('the validator set was being read from the P-Chain', () =>
       this.opts.sets.get(subnetId, req.pChainHeight, { signal, chosenByClient: true }),
     );
@@ -207,6 +235,7 @@ export class Aggregator {
         totalWeight: set.totalWeight,
         subnetId,
         stats: outcome.stats,
+        idealMs: outcome.idealMs,
       };
     } catch (err) {
       if (err instanceof QuorumShortfall) {

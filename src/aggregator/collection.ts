@@ -48,6 +48,12 @@ interface CollectionOutcome {
   verified: Map<string, Uint8Array>;
   stats: CollectionStats;
   reachedTarget: boolean;
+  /**
+   * Milliseconds from the first request until the signatures that complete the target weight had
+   * all arrived (cached ones count as there from the start): what an aggregator adding no time of
+   * its own would have taken. Undefined when the target weight was not reached.
+   */
+  idealMs: number | undefined;
 }
 
 /** Which count each kind of response adds to ('valid' adds none: `answered` counted it). */
@@ -64,8 +70,9 @@ export class Collection {
   private readonly fanOut: FanOut;
   private readonly ledger: SignatureLedger;
   private readonly verification: Verification;
-  /** Indices whose signature came from a peer in this collection (not from the cache). */
-  private readonly live = new Set<number>();
+  /** Indices whose signature came from a peer in this collection (not from the cache), and when it arrived (ms after run()). */
+  private readonly live = new Map<number, number>();
+  private startedAt = 0;
   private stepScheduled = false;
   private finalizing = false;
   private done = false;
@@ -96,7 +103,7 @@ export class Collection {
       this.stats,
       {
         signature: (index, sig) => {
-          this.live.add(index);
+          this.live.set(index, Date.now() - this.startedAt);
           this.ledger.add(index, sig);
           this.stepSoon();
         },
@@ -123,6 +130,7 @@ export class Collection {
     return new Promise<CollectionOutcome>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
+      this.startedAt = Date.now();
       this.timer = setTimeout(() => this.onDeadline(), Math.max(0, this.input.deadlineAt - Date.now()));
       if (this.input.answerBy !== undefined) {
         this.lateTimer = setTimeout(() => this.onLate(), Math.max(0, this.input.answerBy - Date.now()));
@@ -257,7 +265,19 @@ export class Collection {
     if (this.done) return;
     const verified = this.ledger.verified(signers);
     this.finish();
-    this.resolve({ signers, signature, signedWeight, verified, stats: this.stats, reachedTarget: signedWeight >= this.input.targetWeight });
+    this.resolve({ signers, signature, signedWeight, verified, stats: this.stats, reachedTarget: signedWeight >= this.input.targetWeight, idealMs: this.idealMs(signers) });
+  }
+
+  /** See CollectionOutcome.idealMs: the signers by arrival, until their weight reaches the target. */
+  private idealMs(signers: number[]): number | undefined {
+    const validators = this.input.set.validators;
+    const arrivals = signers.map((i) => ({ at: this.live.get(i) ?? 0, weight: validators[i]!.weight })).sort((a, b) => a.at - b.at);
+    let weight = 0n;
+    for (const { at, weight: w } of arrivals) {
+      weight += w;
+      if (weight >= this.input.targetWeight) return at;
+    }
+    return undefined;
   }
 
   private shortfall(): void {

@@ -90,7 +90,7 @@ export const CONFIG_SCHEMA = z
       handshakesPerMinutePerIp: setting(int(0, 10_000_000), 60, 'connections a client address may open on peerPath per minute (0: no limit; past it 429)'),
       helloTimeoutMs: setting(int(100, 120_000), 3000, 'how long a signer that dialed in has to answer the challenge with its hello'),
     }),
-    publicMode: setting(bool(), false, 'refuse node-specific methods as the public server does'),
+    publicMode: setting(bool(), false, 'refuse node-specific methods as the public server does, and serve no status page (/, /status, /status.json answer 404)'),
     rateLimit: z.strictObject({
       requestsPerMinute: setting(int(0, 10_000_000), 600, 'per client IP without an API key (0: no limit)'),
       keyedRequestsPerMinute: setting(int(0, 10_000_000), 6000, 'per API key (0: no limit)'),
@@ -110,6 +110,12 @@ export const CONFIG_SCHEMA = z
     }),
     cors: z.strictObject({
       origins: setting(stringList(), [], 'allowed CORS origins (empty: CORS off; "*": any)'),
+    }),
+    status: z.strictObject({
+      recentAggregations: setting(int(1, 1000), 50, 'aggregations the status page lists, newest first'),
+      validatorsPerSubnet: setting(int(1, 10_000), 100, 'validators the status page lists per subnet, heaviest first'),
+      trackedValidators: setting(int(1, 1_000_000), 10_000, 'signer keys whose last answer and penalties the status page remembers (the least recently heard from are forgotten first)'),
+      refreshMs: setting(int(250, 600_000), 2000, 'how often the status page asks again; /status.json answers every asker within this interval from one look'),
     }),
     shutdownGraceMs: setting(int(0, 600_000), 10_000, 'how long shutdown waits for in-flight aggregations'),
   })

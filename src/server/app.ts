@@ -10,10 +10,15 @@ import { GLACIER, dialectOfPath } from './dialects.js';
 import { sendError } from './errors.js';
 import { mountAggregationRoutes, type AggregationRouteDeps } from './routes/aggregation.js';
 import { mountOpsRoutes, type HttpMetrics, type ReadinessCheck } from './routes/ops.js';
+import { mountStatusRoutes, type StatusSource } from './routes/status.js';
+import { mountOpenApiRoute } from './routes/openapi.js';
+import { PACKAGE_VERSION } from '../util/package-info.js';
 
 interface AppDeps extends AggregationRouteDeps {
   metrics: HttpMetrics;
   readiness: ReadinessCheck;
+  /** The status page's report; none: no status page (publicMode). */
+  status?: StatusSource;
   proxyRouter?: Router;
 }
 
@@ -31,7 +36,7 @@ function requestLogger(logger: Logger) {
       req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
+    autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' || req.url === '/status.json' },
   });
 }
 
@@ -68,6 +73,8 @@ export function createApp(deps: AppDeps): express.Express {
   if (config.cors.origins.length > 0) app.use(cors(config.cors.origins));
 
   mountOpsRoutes(app, deps);
+  mountStatusRoutes(app, deps.status);
+  mountOpenApiRoute(app, { version: PACKAGE_VERSION, statusPage: deps.status !== undefined, peerPath: config.peerPath });
   mountAggregationRoutes(app, deps);
   if (deps.proxyRouter) app.use(deps.proxyRouter);
 

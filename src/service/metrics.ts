@@ -29,6 +29,8 @@ export class Metrics implements HttpMetrics {
   readonly peersConnected: Gauge<string>;
   readonly peerRefusals: Counter<'reason'>;
   readonly connectedStakePercent: Gauge<'subnet'>;
+  /** readiness.quorumPercentage, so a dashboard draws connected stake against it. */
+  readonly readinessQuorumPercent: Gauge<string>;
   readonly signatureResponses: Counter<'result'>;
   readonly signatureCache: Counter<'result'>;
   readonly pchainSeconds: Histogram<'method'>;
@@ -89,6 +91,7 @@ export class Metrics implements HttpMetrics {
         for (const s of stakes) this.set({ subnet: s.subnet }, s.percent);
       },
     });
+    this.readinessQuorumPercent = new Gauge({ name: 'warpgate_readiness_quorum_percent', help: 'The connected stake /ready requires of each subnet in readiness.subnets (readiness.quorumPercentage)', registers });
     this.signatureResponses = new Counter({ name: 'warpgate_signature_responses_total', help: 'Signature responses from peers by result', labelNames: ['result'], registers });
     this.signatureCache = new Counter({ name: 'warpgate_signature_cache_total', help: 'Signature cache lookups by result (hit: at least one signature cached)', labelNames: ['result'], registers });
     this.pchainSeconds = new Histogram({ name: 'warpgate_pchain_call_seconds', help: 'P-Chain JSON-RPC call latency by method', labelNames: ['method'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers });
@@ -122,7 +125,7 @@ export class Metrics implements HttpMetrics {
     onCache: (hit) => this.signatureCache.inc({ result: hit ? 'hit' : 'miss' }),
     onAggregation: (e) => {
       this.aggregationSeconds.observe({ outcome: e.outcome }, e.ms / 1000);
-      if (e.signedWeight !== undefined && e.totalWeight !== undefined && e.totalWeight > 0n) {
+      if (e.outcome === 'success' && e.signedWeight !== undefined && e.totalWeight !== undefined && e.totalWeight > 0n) {
         this.signedWeightRatio.observe(Number(e.signedWeight) / Number(e.totalWeight));
         this.lastSignedWeight.set(Number(e.signedWeight));
         this.lastTotalWeight.set(Number(e.totalWeight));

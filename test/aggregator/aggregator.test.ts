@@ -4,7 +4,7 @@
 // signed message is checked with verifySignedMessage under the noble backend (not the blst one
 // the workers use).
 import { describe, expect, it } from 'vitest';
-import { Aggregator, type AggregationRequest, type AggregationResult, type AggregatorOptions, type ValidatorSets } from '../../src/aggregator/aggregator.js';
+import { Aggregator, type AggregationEvent, type AggregationRequest, type AggregationResult, type AggregatorOptions, type ValidatorSets } from '../../src/aggregator/aggregator.js';
 import type { ResponseResult } from '../../src/aggregator/collection.js';
 import { REQUEST_CANCELLED } from '../../src/aggregator/peer-source.js';
 import { perSignatureVerify } from '../../bench/per-signature-verify.js';
@@ -302,6 +302,41 @@ describe('bad signatures', () => {
     const signers = expectValid(result, 90, big);
     for (const k of bad) expect(signers).not.toContain(k);
     expect(new Set(peers.penalties.map((p) => p.pkHex))).toEqual(new Set(bad));
+  });
+});
+
+describe('what a finished aggregation reports', () => {
+  it('the time the signers took: until the weight completing the target had arrived, 0 when it all came from the cache', async () => {
+    // No extra weight and no hedge before the deadline: the heaviest (40), which answers after
+    // 300 ms, is among the validators that must sign, so the target cannot be complete before then.
+    const peers = peersWith(net, [[byWeight(40), { kind: 'honest', delayMs: 300 }]]);
+    const events: AggregationEvent[] = [];
+    const agg = aggregator(peers, { events: { onAggregation: (e) => events.push(e) }, fanOut: { extraWeightPercent: 0, hedgeDelayMs: 5_000 } });
+    const req = request();
+    const first = await agg.aggregate(req);
+    expect(expectValid(first)).toContain(byWeight(40));
+    expect(first.idealMs).toBeGreaterThanOrEqual(300);
+    const second = await agg.aggregate(req);
+    expect(second.stats.fromCache).toBe(first.signers.length);
+    expect(second.idealMs).toBe(0);
+
+    expect(events).toHaveLength(2);
+    expect(events[0]).toMatchObject({ outcome: 'success', subnetId: SUBNET, signers: first.signers.length, signedWeight: first.signedWeight, totalWeight: 240n, idealMs: first.idealMs });
+    // The time the signers took is part of the whole aggregation's.
+    expect(events[0]!.idealMs!).toBeLessThanOrEqual(events[0]!.ms);
+    expect(events[1]).toMatchObject({ outcome: 'success', idealMs: 0 });
+  });
+
+  it('a failure reports the subnet and, for a quorum not reached, the weight that signed; an error its kind', async () => {
+    const events: AggregationEvent[] = [];
+    const onAggregation = (e: AggregationEvent): number => events.push(e);
+    const refusing = peersWith(net, net.validators.map((v): [string, Behaviour] => [v.pkHex, { kind: v.weight >= 20n ? 'honest' : 'refuse' }]));
+    await expect(aggregator(refusing, { events: { onAggregation } }).aggregate(request())).rejects.toBeInstanceOf(QuorumNotReachedError);
+    const neverSets: ValidatorSets = { get: () => new Promise(() => undefined), signingSubnetFor: () => new Promise(() => undefined) };
+    await expect(aggregator(peersWith(net), { events: { onAggregation }, sets: neverSets, deadlineMs: 200 }).aggregate(request({ signingSubnetId: SUBNET }))).rejects.toBeInstanceOf(DeadlineExceededError);
+    expect(events[0]).toMatchObject({ outcome: 'quorum_not_reached', subnetId: SUBNET, signedWeight: 115n, totalWeight: 240n });
+    expect(events[0]).not.toHaveProperty('idealMs');
+    expect(events[1]).toMatchObject({ outcome: 'error', subnetId: SUBNET, error: 'DeadlineExceededError' });
   });
 });
 

@@ -3,8 +3,7 @@
 // leaves no signer host processes behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNobleBackend } from '../../src/bls/noble-backend.js';
 import { PChainClient } from '../../src/node/pchain.js';
@@ -13,25 +12,9 @@ import { parseCb58Id } from '../../src/warp/cb58.js';
 import { bytesToHex, hexToBytes } from '../../src/warp/hex.js';
 import { encodeAddressedCall } from '../../src/warp/payload.js';
 import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
+import { WARPGATE } from '../source-cli.js';
+import { childrenOf } from '../ops/staging.js';
 
-const BIN = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
-
-/** Processes whose parent is `pid` (from /proc, so nothing but Linux is needed). */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Field 4 (after the parenthesised command, which may hold spaces) is the parent pid.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.push(Number(entry));
-    } catch {
-      // The process went away while we looked.
-    }
-  }
-  return out;
-}
 
 function alive(pid: number): boolean {
   try {
@@ -54,7 +37,7 @@ afterAll(() => {
 
 describe('warpgate devnet --json', () => {
   it('prints one JSON line, serves aggregations, and exits 0 on SIGTERM leaving no children', async () => {
-    child = spawn(process.execPath, [BIN, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1'], {
+    child = spawn(process.execPath, [...WARPGATE, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const proc = child;
