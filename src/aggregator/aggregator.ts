@@ -66,6 +66,8 @@ export interface AggregatorOptions {
   deadlineMs?: number;
   requestTimeoutMs?: number;
   maxConcurrent?: number;
+  /** Sign with the fewest signers that reach quorum + buffer (aggregation.minimizeSigners). Default true. */
+  minimizeSigners?: boolean;
   /** How collected signatures are checked: warpgate's running sums unless another is injected (the bench's baseline). */
   verification?: VerificationStrategy;
   /** How many validators are asked beyond the missing weight, and when a slow one is hedged. */
@@ -184,6 +186,7 @@ export class Aggregator {
         set,
         targetWeight,
         minimumWeight,
+        minimizeSigners: this.opts.minimizeSigners ?? true,
         deadlineAt: deadline.collectUntil,
         answerBy: deadline.answerBy,
         requestTimeoutMs: this.requestTimeoutMs,

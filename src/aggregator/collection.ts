@@ -21,6 +21,8 @@ interface CollectionInput {
   set: CanonicalSet;
   /** Stop as soon as this weight has signed (and verified). */
   targetWeight: bigint;
+  /** The signed message carries the fewest signers that reach the target (verification.ts). */
+  minimizeSigners: boolean;
   /** When no more signatures can come (deadline, or everyone answered), succeed with at least this weight. */
   minimumWeight: bigint;
   /** When collecting stops; the caller keeps some time after it for the final check. */
@@ -116,7 +118,14 @@ export class Collection {
       checkDone: () => this.step(),
       checkFailed: (err) => this.fail(err),
     });
-    this.verification = input.verification({ message: input.message.bytes, set, targetWeight: input.targetWeight, pool, ledger: this.ledger });
+    this.verification = input.verification({
+      message: input.message.bytes,
+      set,
+      targetWeight: input.targetWeight,
+      minimizeSigners: input.minimizeSigners,
+      pool,
+      ledger: this.ledger,
+    });
   }
 
   run(): Promise<CollectionOutcome> {
@@ -241,7 +250,7 @@ export class Collection {
     if (check.valid) {
       const { targetWeight, minimumWeight } = this.input;
       if (check.weight >= targetWeight || (this.noMoreComing() && check.weight >= minimumWeight)) {
-        this.succeed(check.signers, check.signature, check.weight);
+        this.succeed(check);
         return;
       }
       // Checked early (no more was expected then): go on collecting, unless nothing more can come.
@@ -253,11 +262,12 @@ export class Collection {
     this.step();
   }
 
-  private succeed(signers: number[], signature: Uint8Array, signedWeight: bigint): void {
+  private succeed({ signers, signature, weight, checked }: AggregateCheck & { valid: true }): void {
     if (this.done) return;
-    const verified = this.ledger.verified(signers);
+    // Every signature the check proved is worth caching, not only those in the message.
+    const verified = this.ledger.verified(checked);
     this.finish();
-    this.resolve({ signers, signature, signedWeight, verified, stats: this.stats, reachedTarget: signedWeight >= this.input.targetWeight });
+    this.resolve({ signers, signature, signedWeight: weight, verified, stats: this.stats, reachedTarget: weight >= this.input.targetWeight });
   }
 
   private shortfall(): void {

@@ -63,6 +63,7 @@ export const CONFIG_SCHEMA = z
       fanOutExtraPercent: setting(int(0, 100), 100, 'weight asked beyond what is missing, in % of the total: 100 asks every connected validator at once (lowest latency); lower values spare validators and ask more only as answers fail or are slow'),
       hedgeMs: setting(int(10, 60_000), 250, 'a validator silent this long counts as slow and the next ones are asked'),
       maxConcurrent: setting(int(1, 10_000), 64, 'aggregations at once; past it 503 with Retry-After'),
+      minimizeSigners: setting(bool(), true, 'the signed message carries the fewest signers that reach quorum + buffer, heaviest first (the destination charges gas per signer); false: every signature checked'),
     }),
     validatorSets: z.strictObject({
       currentTtlMs: setting(int(0, 600_000), 2000, 'how long the current validator set is reused'),

@@ -65,6 +65,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     deadlineMs: config.aggregation.deadlineMs,
     requestTimeoutMs: config.aggregation.requestTimeoutMs,
     maxConcurrent: config.aggregation.maxConcurrent,
+    minimizeSigners: config.aggregation.minimizeSigners,
     fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
     verification: opts.verification,
     events: metrics.aggregatorEvents,

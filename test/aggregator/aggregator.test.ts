@@ -474,3 +474,70 @@ function settles<T>(p: Promise<T>, ms: number): Promise<T> {
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
+
+describe('the fewest signers', () => {
+  // 60% + 10% buffer of 240 is 168. The four lightest (3, 4, 5, 6: 18) answer first, one by one,
+  // and are each checked while the target is far; the others answer together later, and the
+  // heaviest of them (40 … 14: 163) complete the target. Of those eleven, 3, 4 and 5 are then
+  // redundant: 163 + 6 = 169 already reaches 168.
+  const lightFirst = (): [string, Behaviour][] =>
+    net.validators.map((v) => [v.pkHex, { kind: 'honest', delayMs: v.weight <= 6n ? Number(v.weight) - 2 : 60 }]);
+  const buffered = (): AggregationRequest => request({ quorumPercentage: 60, quorumPercentageBuffer: 10 });
+
+  /** Signers of the message whose weight the message could do without and still reach `target`. */
+  function redundantSigners(result: AggregationResult, target: bigint): string[] {
+    const signers = expectValid(result, 60);
+    const weightOf = (k: string): bigint => net.byKey.get(k)!.weight;
+    const total = signers.reduce((w, k) => w + weightOf(k), 0n);
+    expect(total).toBe(result.signedWeight);
+    return signers.filter((k) => total - weightOf(k) >= target);
+  }
+
+  it('with a buffer and uneven weights, no signer in the message is redundant; every signature checked is cached', async () => {
+    const peers = peersWith(net, lightFirst());
+    const cache = new SignatureCache();
+    const req = buffered();
+    const result = await aggregator(peers, { cache, fanOut: { extraWeightPercent: 100 } }).aggregate(req);
+    const target = requiredWeight(240n, 70);
+    expect(redundantSigners(result, target)).toEqual([]);
+    expect(result.signedWeight).toBeGreaterThanOrEqual(target);
+    const signers = expectValid(result, 70);
+    expect(signers).not.toContain(byWeight(3));
+    expect(signers).toHaveLength(8);
+    // The signatures left out of the message were proven by the aggregate check all the same.
+    expect(cache.get(bytesToHex(req.message.id)).has(byWeight(3))).toBe(true);
+  });
+
+  it('with aggregation.minimizeSigners off, the same answers give a message carrying the redundant ones', async () => {
+    const peers = peersWith(net, lightFirst());
+    const result = await aggregator(peers, { minimizeSigners: false, fanOut: { extraWeightPercent: 100 } }).aggregate(buffered());
+    const redundant = redundantSigners(result, requiredWeight(240n, 70));
+    expect(redundant).toEqual(expect.arrayContaining([byWeight(3), byWeight(4), byWeight(5)]));
+    expect(expectValid(result, 70)).toHaveLength(11);
+  });
+
+  it('two bad signatures that cancel out, one left out of the message: the subset’s own check fails, bisection finds both, collecting goes on', async () => {
+    // 3 answers first and is checked alone; 40 comes with the rest. The aggregate of everything
+    // checked passes (the two cancel), but 3 is redundant at 67% (40 … 14 make 163 of 161): the
+    // message without it would carry 40's bad half alone. Its subset check fails instead.
+    const req = request();
+    const [a, b] = [byWeight(40), byWeight(3)];
+    const [sa, sb] = cancellingPair(sign(net.byKey.get(a)!, req.message.bytes), sign(net.byKey.get(b)!, req.message.bytes));
+    const peers = peersWith(
+      net,
+      net.validators.map((v) => [v.pkHex, v.pkHex === a ? { kind: 'fixed', signature: sa, delayMs: 60 } : v.pkHex === b ? { kind: 'fixed', signature: sb, delayMs: 1 } : { kind: 'honest', delayMs: 60 }]),
+    );
+    const responses: ResponseResult[] = [];
+    const cache = new SignatureCache();
+    const result = await aggregator(peers, { cache, fanOut: { extraWeightPercent: 100 }, events: { onResponse: (r) => responses.push(r) } }).aggregate(req);
+    const signers = expectValid(result);
+    expect(signers).not.toContain(a);
+    expect(signers).not.toContain(b);
+    expect(new Set(peers.penalties.map((p) => p.pkHex))).toEqual(new Set([a, b]));
+    expect(result.stats.invalid).toBe(2);
+    // Neither was counted valid first and invalid after.
+    expect(responses.filter((r) => r === 'invalid')).toHaveLength(2);
+    expect(responses.filter((r) => r === 'valid').length + 2).toBe(responses.length);
+    expect(cache.get(bytesToHex(req.message.id)).has(a)).toBe(false);
+  });
+});
