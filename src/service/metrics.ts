@@ -30,6 +30,7 @@ export class Metrics implements HttpMetrics {
   readonly peerRefusals: Counter<'reason'>;
   readonly connectedStakePercent: Gauge<'subnet'>;
   readonly signatureResponses: Counter<'result'>;
+  readonly heightSources: Counter<'source'>;
   readonly signatureCache: Counter<'result'>;
   readonly pchainSeconds: Histogram<'method'>;
   readonly pchainErrors: Counter<'method' | 'kind'>;
@@ -89,6 +90,12 @@ export class Metrics implements HttpMetrics {
         for (const s of stakes) this.set({ subnet: s.subnet }, s.percent);
       },
     });
+    this.heightSources = new Counter({
+      name: 'warpgate_pchain_height_source_total',
+      help: 'Aggregations by where the P-Chain height they signed at came from: explicit (the client), epoch (the destination chain), proposed (platform.getProposedHeight)',
+      labelNames: ['source'],
+      registers,
+    });
     this.signatureResponses = new Counter({ name: 'warpgate_signature_responses_total', help: 'Signature responses from peers by result', labelNames: ['result'], registers });
     this.signatureCache = new Counter({ name: 'warpgate_signature_cache_total', help: 'Signature cache lookups by result (hit: at least one signature cached)', labelNames: ['result'], registers });
     this.pchainSeconds = new Histogram({ name: 'warpgate_pchain_call_seconds', help: 'P-Chain JSON-RPC call latency by method', labelNames: ['method'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers });
@@ -118,6 +125,7 @@ export class Metrics implements HttpMetrics {
 
   /** What the aggregator reports: answers from peers, cache lookups, finished aggregations. */
   readonly aggregatorEvents: NonNullable<AggregatorOptions['events']> = {
+    onHeight: (source) => this.heightSources.inc({ source }),
     onResponse: (result) => this.signatureResponses.inc({ result }),
     onCache: (hit) => this.signatureCache.inc({ result: hit ? 'hit' : 'miss' }),
     onAggregation: (e) => {

@@ -14,11 +14,13 @@ import type { PChainClient } from '../node/pchain.js';
 import type { PeerPool } from '../peers/pool.js';
 import { createProxyRouter } from '../proxy/index.js';
 import { redactConfig, type Config } from '../config/config.js';
+import { parseCb58Id } from '../warp/cb58.js';
 import { createApp } from '../server/app.js';
 import type { L1MessageBuilder } from '../server/routes/aggregation.js';
 import { createHttpServer, listen, stopListening } from './http-server.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
+import { openDestinationEpochs } from './destinations.js';
 import { connectNode, type NodeClient } from './node-client.js';
 import { createPeerPool } from './peers.js';
 import { Readiness } from './readiness.js';
@@ -59,6 +61,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const readiness = new Readiness({ node: node?.pchain ?? null, sets, peers, subnets, quorumPercentage: config.readiness.quorumPercentage });
   const aggregator = new Aggregator({
     sets,
+    epochs: openDestinationEpochs(config, node, metrics.nodeCall, logger),
+    allowedSigningSubnets: config.aggregation.allowedSigningSubnets.map((id) => parseCb58Id(id, 'aggregation.allowedSigningSubnets')),
     peers,
     pool,
     cache: new SignatureCache(config.signatureCache),
