@@ -52,6 +52,10 @@ export interface AggregationResult {
   heightSource: HeightSource;
   /** The destination chain whose epoch was read (the request's, or the Teleporter message's). */
   destinationBlockchainId?: Uint8Array;
+  /** Signatures the final check proved; more than `signers` when the fewest signers left some out. */
+  signaturesProven: number;
+  /** Time spent checking the fewest signers' own aggregate, ms (0: no subset was needed). */
+  subsetCheckMs: number;
   stats: CollectionStats;
 }
 
@@ -76,7 +80,16 @@ interface AggregatorEvents {
   onHeight?(source: HeightSource): void;
   onResponse?(result: ResponseResult): void;
   onCache?(hit: boolean): void;
-  onAggregation?(e: { outcome: 'success' | 'quorum_not_reached' | 'error'; ms: number; signedWeight?: bigint; totalWeight?: bigint }): void;
+  onAggregation?(e: {
+    outcome: 'success' | 'quorum_not_reached' | 'error';
+    ms: number;
+    signedWeight?: bigint;
+    totalWeight?: bigint;
+    /** On success: signers in the message, signatures proven, and the fewest signers' check time. */
+    signers?: number;
+    signaturesProven?: number;
+    subsetCheckMs?: number;
+  }): void;
 }
 
 export interface AggregatorOptions {
@@ -151,7 +164,10 @@ export class Aggregator {
     ].join('/');
     const shared = this.inFlight.get(key);
     // A request that joins another's collection still answers by its own deadline.
-    if (shared) return untilAborted(shared, opts.deadline?.signal);
+    if (shared) {
+      if (opts.deadline) opts.deadline.phase = 'an identical request’s aggregation was under way';
+      return untilAborted(shared, opts.deadline?.signal);
+    }
     if (this.running >= this.maxConcurrent) {
       return Promise.reject(new OverloadedError(`too many aggregations under way (${this.maxConcurrent}); retry shortly`, 1));
     }
@@ -161,7 +177,15 @@ export class Aggregator {
     const deadline = opts.deadline ?? own!;
     const work = this.run(req, deadline)
       .then((result) => {
-        this.opts.events?.onAggregation?.({ outcome: 'success', ms: Date.now() - started, signedWeight: result.signedWeight, totalWeight: result.totalWeight });
+        this.opts.events?.onAggregation?.({
+          outcome: 'success',
+          ms: Date.now() - started,
+          signedWeight: result.signedWeight,
+          totalWeight: result.totalWeight,
+          signers: result.signers.length,
+          signaturesProven: result.signaturesProven,
+          subsetCheckMs: result.subsetCheckMs,
+        });
         return result;
       })
       .catch((err: unknown) => {
@@ -251,6 +275,8 @@ export class Aggregator {
         pChainHeight: height.height,
         heightSource: height.source,
         ...(destination ? { destinationBlockchainId: destination } : {}),
+        signaturesProven: outcome.signaturesProven,
+        subsetCheckMs: outcome.subsetCheckMs,
         stats: outcome.stats,
       };
     } catch (err) {

@@ -46,6 +46,10 @@ interface CollectionOutcome {
   signers: number[];
   signature: Uint8Array;
   signedWeight: bigint;
+  /** Signatures the final check proved: the signers, and those the fewest signers left out. */
+  signaturesProven: number;
+  /** Time spent checking the fewest signers' own aggregates (verification.ts), ms. */
+  subsetCheckMs: number;
   /** Proven signatures by key hex, for the signature cache. */
   verified: Map<string, Uint8Array>;
   stats: CollectionStats;
@@ -69,6 +73,7 @@ export class Collection {
   /** Indices whose signature came from a peer in this collection (not from the cache). */
   private readonly live = new Set<number>();
   private stepScheduled = false;
+  private subsetCheckMs = 0;
   private finalizing = false;
   private done = false;
   private deadlinePassed = false;
@@ -246,6 +251,7 @@ export class Collection {
     } finally {
       this.finalizing = false;
     }
+    this.subsetCheckMs += check.subsetCheckMs ?? 0;
     if (this.done) return;
     if (check.valid) {
       const { targetWeight, minimumWeight } = this.input;
@@ -267,7 +273,16 @@ export class Collection {
     // Every signature the check proved is worth caching, not only those in the message.
     const verified = this.ledger.verified(checked);
     this.finish();
-    this.resolve({ signers, signature, signedWeight: weight, verified, stats: this.stats, reachedTarget: weight >= this.input.targetWeight });
+    this.resolve({
+      signers,
+      signature,
+      signedWeight: weight,
+      signaturesProven: checked.length,
+      subsetCheckMs: this.subsetCheckMs,
+      verified,
+      stats: this.stats,
+      reachedTarget: weight >= this.input.targetWeight,
+    });
   }
 
   private shortfall(): void {

@@ -35,15 +35,16 @@ export interface VerificationContext {
   ledger: SignatureLedger;
 }
 
-/** The final check's outcome. */
-export type AggregateCheck =
+/** The final check's outcome; `subsetCheckMs`: the time its check of the fewest signers took, if it made one. */
+export type AggregateCheck = (
   /**
    * Every signature ready passed (`checked`: they are proven); the signers to put in the message
    * (all of them, or the fewest that reach the target), ascending, their aggregate and weight.
    */
   | { valid: true; signers: number[]; signature: Uint8Array; weight: bigint; checked: number[] }
   /** Some did not: they were dropped, and the rest stay ready for the next final check. */
-  | { valid: false };
+  | { valid: false }
+) & { subsetCheckMs?: number };
 
 export interface Verification {
   /** Starts the checks worth starting now on the ledger's waiting signatures. */
@@ -105,10 +106,13 @@ class RunningSumVerification implements Verification {
     let check: FinalCheck = await pool.finalCheck(job);
     if (ledger.isClosed) return { valid: false };
     let signers = members;
+    let subsetCheckMs: number | undefined;
     const fewest = check.valid && this.ctx.minimizeSigners ? this.fewestSigners(members) : undefined;
     if (fewest) {
       const position = new Map(members.map((index, p) => [index, p]));
+      const started = performance.now();
       check = await pool.subsetCheck({ ...job, subset: fewest.map((i) => position.get(i)!).sort((a, b) => a - b) });
+      subsetCheckMs = performance.now() - started;
       if (ledger.isClosed) return { valid: false };
       signers = fewest;
     }
@@ -118,7 +122,7 @@ class RunningSumVerification implements Verification {
       this.sums.push(...parts);
       const weight = signers.reduce((w, i) => w + ledger.weightOf(i), 0n);
       const ascending = (list: number[]): number[] => [...list].sort((a, b) => a - b);
-      return { valid: true, signers: ascending(signers), signature: check.signature, weight, checked: ascending(members) };
+      return { valid: true, signers: ascending(signers), signature: check.signature, weight, checked: ascending(members), subsetCheckMs };
     }
     const bad = new Set(check.invalid.map((p) => members[p]!));
     for (const i of bad) ledger.drop(i, 'the signature does not verify for this message and key');
@@ -126,7 +130,7 @@ class RunningSumVerification implements Verification {
     // Every good one sat in a group that passed a batch check: proven valid.
     for (const i of good) ledger.prove(i);
     if (check.rest) this.sums.push({ part: check.rest, members: good, weight: good.reduce((w, i) => w + ledger.weightOf(i), 0n) });
-    return { valid: false };
+    return { valid: false, subsetCheckMs };
   }
 
   /**

@@ -68,7 +68,7 @@ export const CONFIG_SCHEMA = z
       minimizeSigners: setting(bool(), true, 'the signed message carries the fewest signers that reach quorum + buffer, heaviest first (the destination charges gas per signer); false: every signature checked'),
     }),
     validatorSets: z.strictObject({
-      currentTtlMs: setting(int(0, 600_000), 2000, 'how long the current validator set is reused'),
+      currentTtlMs: setting(int(0, 600_000), 2000, "how long the current validator set, and the P-Chain's proposed height signed at without a destination epoch, are reused"),
       currentMaxStaleMs: setting(int(0, 600_000), 30_000, 'after the TTL, how long the current set still answers at once while it is refreshed in the background'),
       maxEntries: setting(int(1, 10_000), 64, 'validator sets kept'),
       nodeTimeoutMs: setting(int(100, 120_000), 5000, 'timeout of one P-Chain call'),

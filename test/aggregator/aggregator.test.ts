@@ -513,6 +513,9 @@ describe('the fewest signers', () => {
     const signers = expectValid(result, 70);
     expect(signers).not.toContain(byWeight(3));
     expect(signers).toHaveLength(8);
+    // Eleven were proven; the subset of eight got its own check.
+    expect(result.signaturesProven).toBe(11);
+    expect(result.subsetCheckMs).toBeGreaterThan(0);
     // The signatures left out of the message were proven by the aggregate check all the same.
     expect(cache.get(bytesToHex(req.message.id)).has(byWeight(3))).toBe(true);
   });
@@ -523,6 +526,7 @@ describe('the fewest signers', () => {
     const redundant = redundantSigners(result, requiredWeight(240n, 70));
     expect(redundant).toEqual(expect.arrayContaining([byWeight(3), byWeight(4), byWeight(5)]));
     expect(expectValid(result, 70)).toHaveLength(11);
+    expect(result).toMatchObject({ signaturesProven: 11, subsetCheckMs: 0 });
   });
 
   it('two bad signatures that cancel out, one left out of the message: the subset’s own check fails, bisection finds both, collecting goes on', async () => {
@@ -668,6 +672,7 @@ describe('a request that joins another’s collection', () => {
     const err = await rejection(agg.aggregate({ ...req }, { deadline: short }));
     short.dispose();
     expect(err).toBeInstanceOf(DeadlineExceededError);
+    expect((err as Error).message).toBe('the aggregation deadline of 150 ms passed while an identical request’s aggregation was under way');
     // The first request's collection was not cut short by the second leaving.
     expectValid(await first);
     expect(new Set(peers.requests).size).toBe(peers.requests.length);

@@ -135,6 +135,19 @@ describe('signed at the destination’s epoch height', () => {
     expect((await verifiesAt(icm.json['signed-message'] as string, epochHeight)).valid).toBe(true);
   });
 
+  it('GET …/{txHash} too: the header names the height, and destinationBlockchainId in the query signs at the epoch height', async () => {
+    const url = `${glacier()}/${devnet.info.l1ConversionTxId}`;
+    const plain = await fetch(url, { signal: AbortSignal.timeout(15_000) });
+    expect(plain.status).toBe(201);
+    expect(plain.headers.get('x-warpgate-pchain-height')).toBe(String(devnet.genesis.proposedHeight));
+    expect(plain.headers.get('x-warpgate-pchain-height-source')).toBe('proposed');
+    const toChain = await fetch(`${url}?destinationBlockchainId=${devnet.info.blockchainId}`, { signal: AbortSignal.timeout(15_000) });
+    expect(toChain.status).toBe(201);
+    expect(toChain.headers.get('x-warpgate-pchain-height')).toBe(String(epochHeight));
+    const { signedMessage } = (await toChain.json()) as { signedMessage: string };
+    expect((await verifiesAt(signedMessage, epochHeight)).valid).toBe(true);
+  });
+
   it('the same request with an explicit pChainHeight uses that height', async () => {
     const explicit = devnet.genesis.heights.weightChange;
     const { status, json, height, source } = await post(glacier(), { message: devnet.exampleTeleporterMessageHex('explicit'), pChainHeight: explicit });

@@ -139,11 +139,12 @@ export function mountAggregationRoutes(app: Express, deps: AggregationRouteDeps)
       GLACIER,
       () => {
         if (!l1) throw new HttpError(404, 'P-Chain transaction messages are not served here');
-        return parseTxRequest(network, String(req.params.txHash), req.query as Record<string, unknown>, GLACIER.fields);
+        const tx = parseTxRequest(network, String(req.params.txHash), req.query as Record<string, unknown>, GLACIER.fields);
+        return { tx, builder: l1, options: tx.options };
       },
-      async (tx, deadline) => {
+      async ({ tx, builder }, deadline) => {
         deadline.phase = 'the P-Chain transaction was being read';
-        const request = await l1!.fromTransaction(tx.txId, tx.networkId, tx.options, { signal: deadline.signal });
+        const request = await builder.fromTransaction(tx.txId, tx.networkId, tx.options, { signal: deadline.signal });
         deadline.phase = "the node's network ID was being read (info.getNetworkID)";
         await checkMessageNetwork(request.message.networkId, served, network, deadline.signal);
         return request;
