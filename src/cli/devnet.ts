@@ -2,14 +2,18 @@
 // JSON line once ready (the contract in design.md) and nothing else on stdout; logs go to stderr.
 import { pino } from 'pino';
 import { startDevnet, type Devnet } from '../devnet/devnet.js';
+import { HEIGHTS } from '../devnet/genesis/index.js';
 import { intOption, parseArgs } from './args.js';
 import { firstShutdownSignal } from './signals.js';
 
-const HELP = `usage: warpgate devnet [--validators N] [--port P] [--seed S] [--byzantine K] [--json] [--log-level L]
+const HELP = `usage: warpgate devnet [--validators N] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--json] [--log-level L]
   a simulated P-Chain node, N signer peers and the service on port P (default 8080)
-  --byzantine K  K signers misbehave (the honest ones keep more than 80% of the weight)
-  --json         print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
-                 l1ConversionTxId and byzantine once ready
+  --byzantine K     K signers misbehave (the honest ones keep more than 80% of the weight)
+  --epoch-height H  the P-Chain height of the L1 chain's first epoch (default 124, before the last
+                    validator joined: the set there differs from the current one); devnet.advanceEpoch
+                    at {pchainUrl}/ext/devnet starts the next
+  --json            print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
+                    l1ConversionTxId, byzantine and destinations once ready
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -20,6 +24,7 @@ export async function run(argv: string[]): Promise<number> {
       port: { type: 'string' },
       seed: { type: 'string' },
       byzantine: { type: 'string' },
+      'epoch-height': { type: 'string' },
       json: { type: 'boolean' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -33,11 +38,12 @@ export async function run(argv: string[]): Promise<number> {
   const validators = intOption(options.validators, 'validators', 1, 5000, 8);
   const byzantine = intOption(options.byzantine, 'byzantine', 0, validators, 0);
   const port = intOption(options.port, 'port', 0, 65535, 8080);
+  const epochHeight = intOption(options['epoch-height'], 'epoch-height', HEIGHTS.conversion, HEIGHTS.current, HEIGHTS.registration - 1);
   const json = options.json === true;
   const logger = pino({ level: options['log-level'] ?? (json ? 'warn' : 'info') }, pino.destination(2));
   // Listen for the signal before starting, so one that arrives during startup still exits 0.
   const signalled = firstShutdownSignal();
-  const devnet = await startDevnet({ validators, byzantine, port, seed: options.seed, logger });
+  const devnet = await startDevnet({ validators, byzantine, port, seed: options.seed, epochHeight, logger });
   if (json) {
     process.stdout.write(`${JSON.stringify(devnet.info)}\n`);
   } else {
@@ -60,9 +66,18 @@ export function describe(devnet: Devnet): string {
     `  subnet (L1)    ${info.subnetId}`,
     `  EVM chain      ${info.blockchainId}`,
     `  L1 conversion  ${info.l1ConversionTxId}`,
+    `  destination    ${info.destinations[0]!.rpcUrl}/proposervm (epoch ${devnet.node.epochs.current.number} at P-Chain height ${devnet.node.epochs.current.pChainHeight})`,
     '',
     'Sign a message from the devnet chain:',
     example,
+    '',
+    `A Teleporter message to the EVM chain, signed at its epoch's P-Chain height ${devnet.node.epochs.current.pChainHeight}`,
+    `(x-warpgate-pchain-height; the set there lacks the validator that joined at ${genesis.heights.registration}):`,
+    `curl -si -X POST ${info.url}/v1/signatureAggregator/fuji/aggregateSignatures \\
+  -H 'content-type: application/json' \\
+  -d '{"message":"${devnet.exampleTeleporterMessageHex()}"}'`,
+    `Next epoch, at the current P-Chain height: curl -s -X POST ${info.pchainUrl}/ext/devnet -H 'content-type: application/json' \\
+  -d '{"jsonrpc":"2.0","id":1,"method":"devnet.advanceEpoch","params":{}}'`,
     '',
     `Signed P-Chain message for the L1 conversion:`,
     `curl -s ${info.url}/v1/signatureAggregator/fuji/aggregateSignatures/${info.l1ConversionTxId}`,

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { bytesToHex } from '../warp/hex.js';
 import { idToString } from '../warp/cb58.js';
 import { encodeAddressedCall } from '../warp/payload.js';
+import { encodeTeleporterMessage, TELEPORTER_MESSENGER_V1_ADDRESS } from '../warp/teleporter.js';
 import { newUnsignedMessage } from '../warp/unsigned-message.js';
 import { loadConfig, type Config } from '../config/config.js';
 import { startService, type Service, type ServiceOptions } from '../service/start.js';
@@ -21,6 +22,8 @@ interface DevnetOptions {
   validators?: number;
   seed?: string;
   byzantine?: number;
+  /** The P-Chain height of the L1 chain's first epoch (default: one below the featured registration). */
+  epochHeight?: number;
   port?: number;
   host?: string;
   /** Child processes hosting the signers. */
@@ -51,6 +54,12 @@ export interface Devnet {
   stopSignerHost(index: number): Promise<void>;
   /** A fresh unsigned message from the devnet's EVM chain (hex), for examples and smoke tests. */
   exampleMessageHex(text?: string): string;
+  /**
+   * An unsigned message from the devnet's EVM chain carrying a Teleporter message (from
+   * TeleporterMessenger's address) whose destinationBlockchainID is that chain too: the chain
+   * that verifies it at its epoch's P-Chain height.
+   */
+  exampleTeleporterMessageHex(text?: string): string;
   close(): Promise<void>;
 }
 
@@ -64,12 +73,14 @@ interface DevnetInfo {
   l1ConversionTxId: string;
   byzantine: string[];
   signers: number;
+  /** Chains whose epoch a warpgate reads at `rpcUrl`/proposervm: the `destinations` config key's shape. */
+  destinations: { blockchainId: string; rpcUrl: string }[];
 }
 
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const validators = opts.validators ?? 8;
   const genesis = buildGenesis({ validators, seed: opts.seed ?? 'warpgate', byzantine: opts.byzantine ?? 0 });
-  const node = await startPChainNode({ genesis });
+  const node = await startPChainNode({ genesis, epochHeight: opts.epochHeight });
   const supervisors: SignerSupervisor[] = [];
   let service: Service | undefined;
   // The service's logger once it runs; before that (a host dying during startup) a fresh one.
@@ -144,9 +155,25 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       l1ConversionTxId: genesis.l1ConversionTxId,
       byzantine: genesis.validators.filter((v) => v.fault).map((v) => v.nodeId),
       signers: all.length,
+      destinations: [{ blockchainId: idToString(genesis.blockchainId), rpcUrl: `${node.url}/ext/bc/${idToString(genesis.blockchainId)}` }],
     };
     const exampleMessageHex = (text = 'hello from the warpgate devnet'): string => {
       const payload = encodeAddressedCall(genesis.managerAddress, new TextEncoder().encode(text));
+      return bytesToHex(newUnsignedMessage(genesis.networkId, genesis.blockchainId, payload).bytes);
+    };
+    let nonce = 0n;
+    const exampleTeleporterMessageHex = (text = 'hello over Teleporter'): string => {
+      const teleporter = encodeTeleporterMessage({
+        messageNonce: ++nonce,
+        originSenderAddress: genesis.managerAddress,
+        destinationBlockchainID: genesis.blockchainId,
+        destinationAddress: genesis.managerAddress,
+        requiredGasLimit: 100_000n,
+        allowedRelayerAddresses: [],
+        receipts: [],
+        message: new TextEncoder().encode(text),
+      });
+      const payload = encodeAddressedCall(TELEPORTER_MESSENGER_V1_ADDRESS, teleporter);
       return bytesToHex(newUnsignedMessage(genesis.networkId, genesis.blockchainId, payload).bytes);
     };
     return {
@@ -165,6 +192,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
         await supervisor.kill();
       },
       exampleMessageHex,
+      exampleTeleporterMessageHex,
       close: cleanup,
     };
   } catch (err) {

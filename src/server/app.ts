@@ -37,6 +37,8 @@ function requestLogger(logger: Logger) {
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
     autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' || req.url === '/status.json' },
+    // An aggregation's line says which P-Chain height signed (routes/aggregation.ts sets it).
+    customProps: (_req, res) => ((res as Partial<Response>).locals?.aggregation as Record<string, unknown> | undefined) ?? {},
   });
 }
 
@@ -50,6 +52,7 @@ function cors(origins: Config['cors']['origins']) {
       res.setHeader('vary', 'Origin');
       res.setHeader('access-control-allow-headers', 'content-type, x-glacier-api-key, x-data-api-key');
       res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
+      res.setHeader('access-control-expose-headers', 'x-request-id, x-warpgate-pchain-height, x-warpgate-pchain-height-source');
     }
     if (req.method === 'OPTIONS') return void res.status(204).end();
     next();

@@ -15,6 +15,7 @@ export function trackValidatorSets(sets: ValidatorSets, admission: PeerAdmission
         return set;
       }),
     signingSubnetFor: (...args: Parameters<ValidatorSets['signingSubnetFor']>) => sets.signingSubnetFor(...args),
+    proposedHeight: (...args: Parameters<ValidatorSets['proposedHeight']>) => sets.proposedHeight(...args),
   };
 }
 

@@ -15,6 +15,7 @@ import type { PChainClient } from '../node/pchain.js';
 import type { PeerPool } from '../peers/pool.js';
 import { createProxyRouter } from '../proxy/index.js';
 import { redactConfig, type Config } from '../config/config.js';
+import { parseCb58Id } from '../warp/cb58.js';
 import { createApp } from '../server/app.js';
 import { PACKAGE_VERSION } from '../util/package-info.js';
 import { AnswerTracker } from './answer-tracker.js';
@@ -22,6 +23,7 @@ import type { L1MessageBuilder } from '../server/routes/aggregation.js';
 import { createHttpServer, listen, stopListening } from './http-server.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
+import { openDestinationEpochs } from './destinations.js';
 import { connectNode, type NodeClient } from './node-client.js';
 import { createPeerPool } from './peers.js';
 import { Readiness } from './readiness.js';
@@ -84,12 +86,15 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const cache = new SignatureCache(config.signatureCache);
   const aggregator = new Aggregator({
     sets,
+    epochs: openDestinationEpochs(config, node, metrics.nodeCall, logger),
+    allowedSigningSubnets: config.aggregation.allowedSigningSubnets.map((id) => parseCb58Id(id, 'aggregation.allowedSigningSubnets')),
     peers: answers.observe(peers),
     pool,
     cache,
     deadlineMs: config.aggregation.deadlineMs,
     requestTimeoutMs: config.aggregation.requestTimeoutMs,
     maxConcurrent: config.aggregation.maxConcurrent,
+    minimizeSigners: config.aggregation.minimizeSigners,
     fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
     verification: opts.verification,
     events: allOf(metrics.aggregatorEvents, status.aggregatorEvents),

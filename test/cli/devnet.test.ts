@@ -37,7 +37,7 @@ afterAll(() => {
 
 describe('warpgate devnet --json', () => {
   it('prints one JSON line, serves aggregations, and exits 0 on SIGTERM leaving no children', async () => {
-    child = spawn(process.execPath, [...WARPGATE, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1'], {
+    child = spawn(process.execPath, [...WARPGATE, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1', '--epoch-height', '122'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const proc = child;
@@ -76,6 +76,25 @@ describe('warpgate devnet --json', () => {
     const { signedMessage } = (await res.json()) as { signedMessage: string };
     const entries = await new PChainClient({ nodeBaseUrl: info.pchainUrl as string }).getCurrentValidators(parseCb58Id(info.subnetId as string));
     expect(verifySignedMessage(hexToBytes(signedMessage), entries, 67, info.networkId as number, createNobleBackend()).valid).toBe(true);
+
+    // The destination chain: its base URL, where its ProposerVM reports the epoch --epoch-height set.
+    expect(info.destinations).toEqual([{ blockchainId: info.blockchainId, rpcUrl: `${info.pchainUrl as string}/ext/bc/${info.blockchainId as string}` }]);
+    const rpcUrl = (info.destinations as { rpcUrl: string }[])[0]!.rpcUrl;
+    const epoch = await fetch(`${rpcUrl}/proposervm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'proposervm.getCurrentEpoch', params: {} }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(((await epoch.json()) as { result: unknown }).result).toMatchObject({ number: '1', pChainHeight: '122' });
+    const toChain = await fetch(`${info.url as string}/aggregate-signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: bytesToHex(unsigned.bytes), 'destination-blockchain-id': info.blockchainId }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(toChain.status).toBe(200);
+    expect(toChain.headers.get('x-warpgate-pchain-height')).toBe('122');
 
     const hosts = childrenOf(proc.pid!);
     expect(hosts.length).toBeGreaterThan(0);

@@ -28,7 +28,7 @@ function model(opts: { sets: (subnet: string) => Promise<CanonicalSet>; connecte
     quorumPercentage: 67,
     setWaitMs: 1_000,
   });
-  const sets: ValidatorSets = { get: (id) => opts.sets(idToString(id)), signingSubnetFor: () => Promise.reject(new Error('unused')) };
+  const sets: ValidatorSets = { get: (id) => opts.sets(idToString(id)), signingSubnetFor: () => Promise.reject(new Error('unused')), proposedHeight: () => Promise.reject(new Error('unused')) };
   m.readLiveFrom({
     readiness: async () => ({ ready: true, reasons: [] }),
     sets,
