@@ -10,7 +10,6 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNobleBackend } from '../../src/bls/noble-backend.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -27,9 +26,9 @@ import { bytesTo0xHex, hexToBytes } from '../../src/warp/hex.js';
 import { parseSignedMessage } from '../../src/warp/signed-message.js';
 import { refusedUrl } from '../node/rpc-server.js';
 import { CapturedLog } from '../ops/helpers.js';
+import { WARPGATE } from '../source-cli.js';
 
 const noble = createNobleBackend();
-const BIN = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
 const log = new CapturedLog();
 let devnet: Devnet;
 let pchain: PChainClient;
@@ -74,7 +73,7 @@ async function verifiesAt(signedHex: string, height: number | 'current', quorum 
 
 function warpgateVerify(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'verify', ...args], { timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...WARPGATE, 'verify', ...args], { timeout: 20_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });
