@@ -15,7 +15,7 @@ import { request } from './helpers.js';
 
 interface OpenApi {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, { schema: object }> }> }>>;
   components: { schemas: Record<string, unknown> };
 }
 
@@ -89,6 +89,13 @@ describe('GET /openapi.json', () => {
     const message = devnet.exampleMessageHex('openapi');
     const cases: { path: string; method: 'get' | 'post'; url: string; body?: string; status: number }[] = [
       { path: glacier, method: 'post', url: `${url}/v1/signatureAggregator/fuji/aggregateSignatures`, body: JSON.stringify({ message }), status: 201 },
+      {
+        path: glacier,
+        method: 'post',
+        url: `${url}/v1/signatureAggregator/fuji/aggregateSignatures`,
+        body: JSON.stringify({ message: devnet.exampleMessageHex('openapi epoch'), destinationBlockchainId: devnet.info.blockchainId, timeoutMs: 20_000 }),
+        status: 201,
+      },
       { path: glacier, method: 'post', url: `${url}/v1/signatureAggregator/fuji/aggregateSignatures`, body: JSON.stringify({ message, quorumPercentage: 101 }), status: 400 },
       { path: glacier, method: 'post', url: `${url}/v1/signatureAggregator/fuji/aggregateSignatures`, body: JSON.stringify({ message: `0x${'00'.repeat(300_000)}` }), status: 413 },
       { path: glacier, method: 'post', url: `${url}/v1/signatureAggregator/fuji/aggregateSignatures`, body: JSON.stringify({ message, signingSubnetId: devnet.info.blockchainId }), status: 404 },
@@ -109,6 +116,12 @@ describe('GET /openapi.json', () => {
       expect(res.status, what).toBe(c.status);
       const documented = doc.paths[c.path]?.[c.method]?.responses[String(res.status)];
       expect(documented, `${what} is documented`).toBeDefined();
+      // Every documented header is there and its schema accepts it.
+      for (const [name, header] of Object.entries(documented!.headers ?? {})) {
+        const value = res.headers.get(name);
+        expect(value, `${what}: header ${name}`).not.toBeNull();
+        expect(ajv.validate((header as { schema: object }).schema, value), `${what}: header ${name} = ${value}`).toBe(true);
+      }
       const type = (res.headers.get('content-type') ?? '').split(';')[0]!;
       const content = documented!.content?.[type];
       expect(content, `${what}: ${type} is documented`).toBeDefined();

@@ -20,16 +20,22 @@ type Operation = Record<string, unknown>;
 const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown): Operation => ({ content: { 'application/json': { schema } } });
 const retryAfter = { 'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } };
+/** On every signed message: the P-Chain height whose validator set signed, and where it came from. */
+const signedAt = {
+  'x-warpgate-pchain-height': { description: 'the P-Chain height whose validator set signed', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'x-warpgate-pchain-height-source': { description: 'explicit (the request), epoch (the destination chain), proposed (platform.getProposedHeight)', schema: { enum: ['explicit', 'epoch', 'proposed'] } },
+};
 
 /** Every status an aggregation can end with besides its success, and why. */
 const AGGREGATION_ERRORS: [status: string, why: string, body: boolean][] = [
   ['400', 'a mistake in the request, naming the field: the {network} path value, a field, a P-Chain height above the current one or more than validatorSets.maxLookback below it, a message for another network', false],
+  ['403', 'the signing subnet is not in aggregation.allowedSigningSubnets; no validator was asked', false],
   ['404', 'the source chain, the signing subnet or the transaction is not known to the P-Chain', false],
   ['413', 'the body is larger than limits.bodyBytes, or the justification than limits.justificationBytes', true],
   ['415', 'a body in a content encoding or charset that is not accepted', true],
   ['429', 'more than rateLimit.aggregationsPerMinute requests a minute from this client; Retry-After says when to retry', false],
   ['500', 'unexpected; the detail is in the log only', false],
-  ['502', "the node answered with an error or an answer that could not be read", false],
+  ['502', "the node answered with an error or an answer that could not be read, or the destination chain's epoch could not be read (the message names the chain)", false],
   ['503', 'quorum not reached by the deadline (Retry-After: 1; the message has the weight reached, the weight required and the counts), too many aggregations at once (Retry-After), no node configured or reachable, or no validator with a BLS key in the current set', false],
   ['504', 'the deadline (aggregation.deadlineMs, from the request\'s arrival) passed, or a node call timed out', false],
 ];
@@ -50,7 +56,7 @@ function aggregationPost(dialect: Dialect, summary: string, success: { status: s
     operationId: dialect === ICM ? 'aggregateSignaturesIcm' : 'aggregateSignatures',
     summary,
     requestBody: { required: true, ...json(aggregationRequest(dialect.fields)) },
-    responses: { [success.status]: { description: 'the signed message', ...json(ref(success.schema)) }, ...errorResponses(dialect, true) },
+    responses: { [success.status]: { description: 'the signed message', headers: signedAt, ...json(ref(success.schema)) }, ...errorResponses(dialect, true) },
   };
 }
 
@@ -71,7 +77,7 @@ function txHashGet(): Operation {
     description:
       'ConvertSubnetToL1Tx → SubnetToL1Conversion, RegisterL1ValidatorTx → L1ValidatorRegistration(true), SetL1ValidatorWeightTx → L1ValidatorWeight; signed by the L1 the transaction concerns unless signingSubnetId says otherwise.',
     parameters: [networkParameter, { name: 'txHash', in: 'path', required: true, description: 'cb58 ID of a committed P-Chain transaction', schema: { type: 'string' } }, ...query],
-    responses: { '201': { description: 'the signed message', ...json(ref('GlacierSignedMessage')) }, ...errorResponses(GLACIER, false) },
+    responses: { '201': { description: 'the signed message', headers: signedAt, ...json(ref('GlacierSignedMessage')) }, ...errorResponses(GLACIER, false) },
   };
 }
 

@@ -24,8 +24,18 @@ export function quorumFields(names: FieldNames): Record<string, Schema> {
     [names.quorumPercentageBuffer]: percent(`extra weight collected when it comes in time; with ${names.quorumPercentage} at most 100`, 0),
   };
   const [height, ...aliases] = names.pChainHeight;
-  fields[height] = { type: 'integer', minimum: 0, default: 0, description: 'P-Chain height of the validator set: 0 is the current set' };
+  fields[height] = {
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+    description: `P-Chain height of the validator set; 0: the destination chain's epoch height when ${names.destinationBlockchainId} (or a Teleporter message) names one, else the proposed height`,
+  };
   for (const alias of aliases) fields[alias] = { type: 'integer', minimum: 0, description: `the same as ${height}` };
+  fields[names.destinationBlockchainId] = {
+    type: 'string',
+    description: "the chain that will verify the message, hex or cb58: signed at its current epoch's P-Chain height (ACP-181); default: a Teleporter message's destinationBlockchainID",
+  };
+  fields[names.timeoutMs] = { type: 'integer', minimum: 1, description: 'a shorter deadline for this request, ms; at most aggregation.deadlineMs' };
   return fields;
 }
 
