@@ -8,23 +8,30 @@
 # The health check asks GET /health on WARPGATE_PORT (8080 unless set): if a mounted config
 # moves the port, set WARPGATE_PORT to the same value.
 
-# Stage 1: production dependencies only, from the lockfile. tsx (a production dependency) runs the
-# TypeScript sources, so there is no build step and no dev dependency in the image.
-FROM node:20-bookworm-slim AS deps
+# Stage 1: the build. Every dependency from the lockfile, the TypeScript compiled to dist/, then
+# the development dependencies (TypeScript, tsx, the test tools) pruned away, so what is left in
+# node_modules is what the runtime needs.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+RUN npm run build
+# ox names TypeScript as an optional peer, so npm keeps our development copy through --omit=dev;
+# nothing at run time loads it (an install of the package from the registry has none either).
+RUN npm prune --omit=dev --no-audit --no-fund && rm -rf node_modules/typescript
 
-# Stage 2: the runtime image: node_modules from stage 1 and the sources, read-only to the
-# unprivileged `node` user the process runs as.
+# Stage 2: the runtime image: the compiled code and the production dependencies, nothing else (no
+# sources, no compiler), read-only to the unprivileged `node` user the process runs as.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json ./
-COPY bin ./bin
-COPY src ./src
-COPY config.example.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json config.example.json ./
+COPY bin/warpgate.js ./bin/
 USER node
 EXPOSE 8080
 # SIGTERM (docker stop) is a graceful shutdown: in-flight aggregations finish within

@@ -23,10 +23,22 @@ import type { ConnectRequest, HostMeasurement, PrepareRequest } from './signer-h
 import type { StartedNodes, StartNodesRequest } from './node-host.js';
 import { bytesToHex } from '../src/warp/hex.js';
 import { summarize, type Percentiles } from './stats.js';
+import { destinationGas, type DestinationGas } from './warp-gas.js';
 
-/** What the bench compares: warpgate as it ships, and its per-signature baseline (bench/per-signature-verify.ts). */
-export type Strategy = 'warpgate' | 'perSignatureVerify';
-export const STRATEGIES: readonly Strategy[] = ['warpgate', 'perSignatureVerify'];
+/**
+ * What the bench compares: warpgate as it ships (the fewest signers), warpgate putting every
+ * signature it checked in the message (aggregation.minimizeSigners false), and the per-signature
+ * baseline (bench/per-signature-verify.ts), which keeps every signature as icm-services does.
+ */
+export type Strategy = 'warpgate' | 'warpgateAllSigners' | 'perSignatureVerify';
+export const STRATEGIES: readonly Strategy[] = ['warpgate', 'warpgateAllSigners', 'perSignatureVerify'];
+
+/** Config each strategy sets on its service. */
+const STRATEGY_OVERRIDES: Record<Strategy, Record<string, unknown>> = {
+  warpgate: {},
+  warpgateAllSigners: { 'aggregation.minimizeSigners': false },
+  perSignatureVerify: {},
+};
 
 /**
  * Handshakes under way at once while connecting validators. Each costs a pure-JS BLS proof on
@@ -48,6 +60,9 @@ export interface RunSample {
   /** Validators in the signed message's bitset, and their share of the total weight. */
   signers: number;
   signedWeightPercent: number;
+  /** The signed message's size, and the Warp precompile's gas to verify it at the destination (bench/warp-gas.ts). */
+  signedMessageBytes: number;
+  destinationGas: DestinationGas;
 }
 
 export interface StrategyReport {
@@ -56,6 +71,15 @@ export interface StrategyReport {
   overheadMs: Percentiles;
   cpuMsPerAggregation: number;
   throughputPerSec: number;
+  /** Signers per signed message over the runs, and the mean destination gas per message. */
+  signersPerMessage: { mean: number; min: number; max: number };
+  destinationGasPerMessage: DestinationGas;
+  /**
+   * Signatures the final checks proved per aggregation: what the message would carry without the
+   * fewest signers, on the very same runs. The fewest signers' own checks: how many aggregations
+   * needed one and their mean wall time (a pairing in the worker pool, queueing included).
+   */
+  fewestSigners: { provenPerMessage: number; subsetChecks: number; subsetCheckMsMean: number };
   aggregations: number;
   failures: number;
   firstFailure?: string;
@@ -114,6 +138,7 @@ export interface BenchReport {
   machine: { cpus: number; cpuModel: string; node: string; platform: string; loadAverage: { start: number; end: number } };
   setupSeconds: { scenario: number; signing: number };
   warpgate: StrategyReport;
+  warpgateAllSigners: StrategyReport;
   perSignatureVerify: StrategyReport;
 }
 
@@ -203,18 +228,26 @@ async function awaitDialled(service: HostProcess, total: number, log: Log): Prom
   }
 }
 
-/** Checks every signed message as avalanchego would; returns each one's signers and signed weight share. */
-function verifyAnswers(scenario: Scenario, outcomes: RequestOutcome[], o: BenchOptions): Map<number, { signers: number; signedWeightPercent: number }> {
+type Checked = Pick<RunSample, 'signers' | 'signedWeightPercent' | 'signedMessageBytes' | 'destinationGas'>;
+
+/** Checks every signed message as avalanchego would; returns each one's signers, signed weight share, size and destination gas. */
+function verifyAnswers(scenario: Scenario, outcomes: RequestOutcome[], o: BenchOptions): Map<number, Checked> {
   const set = canonicalSet(
     scenario.validators.map((v) => ({ nodeId: v.nodeId, weight: v.weight, publicKey: hexToBytes(v.publicKeyHex) })),
     loadBackend('blst'),
   );
-  const checked = new Map<number, { signers: number; signedWeightPercent: number }>();
+  const checked = new Map<number, Checked>();
   for (const r of outcomes) {
     if (!r.signedMessageHex) continue;
-    const result = verifySignedMessage(hexToBytes(r.signedMessageHex), set, o.quorumPercentage, BENCH_NETWORK_ID);
+    const bytes = hexToBytes(r.signedMessageHex);
+    const result = verifySignedMessage(bytes, set, o.quorumPercentage, BENCH_NETWORK_ID);
     if (!result.valid) throw new BenchRunError(`the service returned a signed message that does not verify (run ${r.message}): ${result.reason}`);
-    checked.set(r.message, { signers: result.signers.length, signedWeightPercent: weightPercent(result.signedWeight, result.totalWeight) });
+    checked.set(r.message, {
+      signers: result.signers.length,
+      signedWeightPercent: weightPercent(result.signedWeight, result.totalWeight),
+      signedMessageBytes: bytes.length,
+      destinationGas: destinationGas(bytes.length, result.signers.length),
+    });
   }
   return checked;
 }
@@ -255,6 +288,7 @@ async function measureStrategy(
         'p2p.enabled': o.transport === 'p2p',
         'p2p.maxPeers': Math.max(1000, o.validators),
         ...(o.fanOutExtraPercent === undefined ? {} : { 'aggregation.fanOutExtraPercent': o.fanOutExtraPercent }),
+        ...STRATEGY_OVERRIDES[strategy],
       },
     };
     const { url } = await service.call<{ url: string }>(start, 120_000);
@@ -290,12 +324,21 @@ async function measureStrategy(
       return { run: r.message, latencyMs: round(r.latencyMs), idealMs, overheadMs: round(r.latencyMs - idealMs), ...checked.get(r.message)! };
     });
     const mb = (bytes: number): number => round(bytes / 2 ** 20, 1);
+    const mean = (xs: number[]): number => round(xs.reduce((a, x) => a + x, 0) / xs.length, 1);
+    const signerCounts = samples.map((x) => x.signers);
     return {
       latencyMs: summarize(samples.map((s) => s.latencyMs)),
       idealMs: summarize(samples.map((s) => s.idealMs)),
       overheadMs: summarize(samples.map((s) => s.overheadMs)),
       cpuMsPerAggregation: round((measured.cpuUserMs + measured.cpuSystemMs) / ok.length),
       throughputPerSec: round((ok.length * 1000) / timed.wallMs, 1),
+      signersPerMessage: { mean: mean(signerCounts), min: Math.min(...signerCounts), max: Math.max(...signerCounts) },
+      destinationGasPerMessage: { granite: mean(samples.map((x) => x.destinationGas.granite)), preGranite: mean(samples.map((x) => x.destinationGas.preGranite)) },
+      fewestSigners: {
+        provenPerMessage: round(measured.signers.proven / ok.length, 1),
+        subsetChecks: measured.signers.subsetChecks,
+        subsetCheckMsMean: measured.signers.subsetChecks > 0 ? round((measured.signers.subsetCheckSeconds * 1000) / measured.signers.subsetChecks) : 0,
+      },
       aggregations: ok.length,
       failures: failures.length,
       ...(failures[0] ? { firstFailure: `HTTP ${failures[0].status}: ${failures[0].error}` } : {}),
@@ -410,6 +453,7 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
       },
       setupSeconds: { scenario: seconds(scenarioMs), signing: seconds(signingMs) },
       warpgate: results.warpgate!,
+      warpgateAllSigners: results.warpgateAllSigners!,
       perSignatureVerify: results.perSignatureVerify!,
     };
   } finally {

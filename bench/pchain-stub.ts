@@ -1,9 +1,9 @@
 // A bench-only P-Chain: the devnet's genesis always has its own uneven weights, a shared key and
 // a weight change, so it cannot give the benchmark an exactly uniform or exactly chosen set. This
-// serves only what the service asks during a benchmark (platform.getHeight,
+// serves only what the service asks during a benchmark (platform.getHeight, getProposedHeight,
 // getCurrentValidators, getValidatorsAt, validatedBy) for the scenario's one L1, and info
 // (getNetworkID, and peers: where the simulated avalanchego validators of --transport p2p listen),
-// through the devnet's avalanchego-faithful JSON-RPC layer.
+// through the devnet's avalanchego-faithful JSON-RPC layer. Its set is the same at every height.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JsonRpcError } from '../src/devnet/pchain/json-rpc-errors.js';
@@ -54,6 +54,7 @@ function platform(scenario: Scenario): JsonRpcService {
     name: 'platform',
     methods: {
       getHeight: () => ({ height: String(STUB_HEIGHT) }),
+      getProposedHeight: () => ({ height: String(STUB_HEIGHT) }),
       getCurrentValidators: (args) => {
         checkSubnet(args.id('subnetID'));
         return current;

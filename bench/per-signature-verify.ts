@@ -1,6 +1,6 @@
 // The bench's baseline verification, icm-services' way: every answer is verified on its own as it
 // arrives (one pairing per signature, in the BLS worker pool like warpgate's checks), and the
-// verified signatures are summed at the end. The service runs it when the bench injects it
+// verified signatures are summed at the end, all of them (icm-services does not minimize signers). The service runs it when the bench injects it
 // (ServiceOptions.verification); warpgate itself checks running sums (src/aggregator/verification.ts).
 import type { Arrival } from '../src/aggregator/signature-ledger.js';
 import type { AggregateCheck, Verification, VerificationContext, VerificationStrategy } from '../src/aggregator/verification.js';
@@ -29,7 +29,7 @@ class PerSignatureVerification implements Verification {
     const signers = ledger.acceptedSigners();
     const weight = ledger.acceptedWeight;
     const signature = await pool.aggregate(ledger.batchOf(signers).sigs);
-    return { valid: true, signers, signature, weight };
+    return { valid: true, signers, signature, weight, checked: signers };
   }
 
   private async verify(batch: Arrival[]): Promise<void> {

@@ -40,11 +40,13 @@ export interface ServiceMeasurement {
   rssTimeline: [number, number][];
   /** Peer answers during the measured interval by result (valid, invalid, refused, timeout, error). */
   responses: Record<string, number>;
+  /** Over the measured interval: signers in the signed messages, signatures the final checks proved, and the fewest signers' own checks (count, seconds). */
+  signers: SignerFigures;
   cpuProfileFile?: string;
 }
 
 /** The verification each strategy injects into the service (warpgate: its own). */
-const VERIFICATION: Record<Strategy, VerificationStrategy | undefined> = { warpgate: undefined, perSignatureVerify };
+const VERIFICATION: Record<Strategy, VerificationStrategy | undefined> = { warpgate: undefined, warpgateAllSigners: undefined, perSignatureVerify };
 
 /** How often the worker queue is sampled while measuring (a cheap read)... */
 const SAMPLE_MS = 10;
@@ -59,6 +61,7 @@ let measuring:
       loop: IntervalHistogram;
       sampler: NodeJS.Timeout;
       responses: Record<string, number>;
+      signers: SignerFigures;
       rssAtStart: number;
       profile?: { session: Session; file: string };
     }
@@ -66,6 +69,27 @@ let measuring:
 let maxQueue = 0;
 let peakRss = 0;
 let peakHeap = 0;
+
+interface SignerFigures {
+  inMessages: number;
+  proven: number;
+  subsetChecks: number;
+  subsetCheckSeconds: number;
+}
+
+/** The metrics' running totals (service/metrics.ts): the measured interval is their difference. */
+async function signerFigures(s: Service): Promise<SignerFigures> {
+  const value = async (metric: { get(): Promise<{ values: { metricName?: string; value: number }[] }> }, name: string): Promise<number> =>
+    (await metric.get()).values.find((v) => v.metricName === name)?.value ?? 0;
+  const inMessages = await value(s.metrics.messageSigners, 'warpgate_message_signers_sum');
+  const leftOut = (await s.metrics.signersLeftOut.get()).values[0]?.value ?? 0;
+  return {
+    inMessages,
+    proven: inMessages + leftOut,
+    subsetChecks: await value(s.metrics.subsetCheckSeconds, 'warpgate_subset_check_seconds_count'),
+    subsetCheckSeconds: await value(s.metrics.subsetCheckSeconds, 'warpgate_subset_check_seconds_sum'),
+  };
+}
 
 async function responseCounts(s: Service): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
@@ -126,8 +150,9 @@ serveHost(
         profile = { session, file: req.cpuProfileFile };
       }
       const responses = await responseCounts(service);
+      const signers = await signerFigures(service);
       const sampler = setInterval(() => sample(), SAMPLE_MS);
-      measuring = { cpu: process.cpuUsage(), startedAt: performance.now(), loop, sampler, responses, rssAtStart: process.memoryUsage.rss(), profile };
+      measuring = { cpu: process.cpuUsage(), startedAt: performance.now(), loop, sampler, responses, signers, rssAtStart: process.memoryUsage.rss(), profile };
       return null;
     },
     'measure-stop': async (): Promise<ServiceMeasurement> => {
@@ -139,6 +164,13 @@ serveHost(
       clearInterval(m.sampler);
       const responses = await responseCounts(service!);
       for (const [k, before] of Object.entries(m.responses)) responses[k] = (responses[k] ?? 0) - before;
+      const after = await signerFigures(service!);
+      const signers: SignerFigures = {
+        inMessages: after.inMessages - m.signers.inMessages,
+        proven: after.proven - m.signers.proven,
+        subsetChecks: after.subsetChecks - m.signers.subsetChecks,
+        subsetCheckSeconds: after.subsetCheckSeconds - m.signers.subsetCheckSeconds,
+      };
       sample();
       m.loop.disable();
       let cpuProfileFile: string | undefined;
@@ -161,6 +193,7 @@ serveHost(
         rssAtEndBytes: process.memoryUsage.rss(),
         rssTimeline: thin(rssTimeline),
         responses,
+        signers,
         ...(cpuProfileFile ? { cpuProfileFile } : {}),
       };
     },

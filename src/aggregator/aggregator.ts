@@ -1,5 +1,7 @@
-// The aggregation engine behind both HTTP APIs: resolve the signing subnet and its canonical
-// validator set, take what the signature cache has, collect the rest from signer peers, and build
+// The aggregation engine behind both HTTP APIs: resolve the signing subnet (refusing one the
+// service does not serve), choose the P-Chain height to sign at (validators/signing-height.ts: the
+// client's, the destination chain's epoch, or the proposed height), read the canonical validator
+// set there, take what the signature cache has, collect the rest from signer peers, and build
 // the signed message. Identical concurrent requests share one collection; the number of
 // collections at once is capped. Each aggregation is bounded by its deadline (deadline.ts) from
 // the request's arrival: the P-Chain reads stop waiting when it passes, collecting stops a little
@@ -9,14 +11,17 @@ import { idToString, PRIMARY_NETWORK_ID } from '../warp/cb58.js';
 import { bytesEqual } from '../warp/hex.js';
 import { encodeSigners } from '../warp/bitset.js';
 import { encodeSignedMessage } from '../warp/signed-message.js';
+import { teleporterDestination } from '../warp/teleporter.js';
 import type { UnsignedMessage } from '../warp/unsigned-message.js';
 import { requiredWeight } from '../validators/quorum.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
+import type { ChainEpoch } from '../validators/epoch-cache.js';
+import { chooseSigningHeight, type HeightSource, type SigningHeight } from '../validators/signing-height.js';
 import { Collection, CollectionLate, QuorumShortfall, type ResponseResult } from './collection.js';
 import { DEFAULT_FAN_OUT, type FanOutOptions } from './fan-out.js';
 import type { PeerSource } from './peer-source.js';
 import { runningSums, type VerificationStrategy } from './verification.js';
-import { NoSigningValidatorsError, QuorumNotReachedError, type CollectionStats } from './errors.js';
+import { ChosenHeightError, NoSigningValidatorsError, QuorumNotReachedError, SigningSubnetNotAllowedError, type CollectionStats } from './errors.js';
 import { OverloadedError } from '../util/overloaded.js';
 import { Deadline } from './deadline.js';
 import { untilAborted } from '../util/abortable.js';
@@ -30,8 +35,10 @@ export interface AggregationRequest {
   signingSubnetId?: Uint8Array;
   quorumPercentage: number;
   quorumPercentageBuffer: number;
-  /** 0: the current validator set; otherwise the set at this P-Chain height. */
+  /** 0: the service chooses (the destination's epoch height, or the proposed height); otherwise the set at this P-Chain height. */
   pChainHeight: number;
+  /** The chain that will verify the message; defaults to a Teleporter message's destinationBlockchainID. */
+  destinationBlockchainId?: Uint8Array;
 }
 
 export interface AggregationResult {
@@ -40,7 +47,18 @@ export interface AggregationResult {
   signedWeight: bigint;
   totalWeight: bigint;
   subnetId: Uint8Array;
+  /** The P-Chain height whose validator set signed, and why that one. */
+  pChainHeight: number;
+  heightSource: HeightSource;
+  /** The destination chain whose epoch was read (the request's, or the Teleporter message's). */
+  destinationBlockchainId?: Uint8Array;
+  /** Signatures the final check proved; more than `signers` when the fewest signers left some out. */
+  signaturesProven: number;
+  /** Time spent checking the fewest signers' own aggregate, ms (0: no subset was needed). */
+  subsetCheckMs: number;
   stats: CollectionStats;
+  /** See the collection's idealMs: the time the signers themselves took; undefined when the target weight was not reached. */
+  idealMs: number | undefined;
 }
 
 /**
@@ -50,22 +68,57 @@ export interface AggregationResult {
 export interface ValidatorSets {
   get(subnetId: Uint8Array, pChainHeight: number, request?: { signal?: AbortSignal; chosenByClient?: boolean }): Promise<CanonicalSet>;
   signingSubnetFor(sourceChainId: Uint8Array, request?: { signal?: AbortSignal }): Promise<Uint8Array>;
+  /** platform.getProposedHeight, the height signed at without a destination epoch. */
+  proposedHeight(request?: { signal?: AbortSignal }): Promise<number>;
+}
+
+/** Destination chains' current epochs (EpochCache implements it). */
+export interface DestinationEpochs {
+  get(chainId: Uint8Array, request?: { signal?: AbortSignal }): Promise<ChainEpoch>;
+}
+
+/** One finished aggregation, as the metrics and the status page see it. */
+export interface AggregationEvent {
+  outcome: 'success' | 'quorum_not_reached' | 'error';
+  /** From the aggregate() call to its result. */
+  ms: number;
+  /** The signing subnet, once it was known. */
+  subnetId?: Uint8Array;
+  /** Weights of a success or a quorum not reached (what had signed). */
+  signedWeight?: bigint;
+  totalWeight?: bigint;
+  /** Validators whose signatures are in the signed message. */
+  signers?: number;
+  /** A success's idealMs (AggregationResult). */
+  idealMs?: number;
+  /** On success: signatures the final check proved, and the fewest signers' own check time (ms). */
+  signaturesProven?: number;
+  subsetCheckMs?: number;
+  /** The error class an 'error' ended with (DeadlineExceededError, …): a kind, never a message. */
+  error?: string;
 }
 
 interface AggregatorEvents {
+  /** The height an aggregation signs at was chosen (once per collection, before any peer is asked). */
+  onHeight?(source: HeightSource): void;
   onResponse?(result: ResponseResult): void;
   onCache?(hit: boolean): void;
-  onAggregation?(e: { outcome: 'success' | 'quorum_not_reached' | 'error'; ms: number; signedWeight?: bigint; totalWeight?: bigint }): void;
+  onAggregation?(e: AggregationEvent): void;
 }
 
 export interface AggregatorOptions {
   sets: ValidatorSets;
+  epochs: DestinationEpochs;
+  /** Signing subnets served (hex); empty or absent: any (aggregation.allowedSigningSubnets). */
+  allowedSigningSubnets?: readonly Uint8Array[];
   peers: PeerSource;
   pool: BlsVerifier;
   cache: SignatureCache;
   deadlineMs?: number;
   requestTimeoutMs?: number;
   maxConcurrent?: number;
+  /** Sign with the fewest signers that reach quorum + buffer (aggregation.minimizeSigners). Default true. */
+  minimizeSigners?: boolean;
   /** How collected signatures are checked: warpgate's running sums unless another is injected (the bench's baseline). */
   verification?: VerificationStrategy;
   /** How many validators are asked beyond the missing weight, and when a slow one is hedged. */
@@ -81,8 +134,10 @@ export class Aggregator {
   private readonly maxConcurrent: number;
   private readonly verification: VerificationStrategy;
   private readonly fanOut: FanOutOptions;
+  private readonly allowedSubnets: ReadonlySet<string> | null;
 
   constructor(private readonly opts: AggregatorOptions) {
+    this.allowedSubnets = opts.allowedSigningSubnets?.length ? new Set(opts.allowedSigningSubnets.map((id) => bytesToHex(id))) : null;
     this.deadlineMs = opts.deadlineMs ?? 5_000;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 2_000;
     this.maxConcurrent = opts.maxConcurrent ?? 64;
@@ -107,7 +162,9 @@ export class Aggregator {
   /**
    * Aggregates within `opts.deadline` (the request's, started at its arrival), or within a
    * deadline starting now. Rejects with QuorumNotReachedError, DeadlineExceededError,
-   * OverloadedError, NoSigningValidatorsError or the validator-set errors (validators/errors.ts).
+   * OverloadedError, NoSigningValidatorsError, SigningSubnetNotAllowedError, ChosenHeightError,
+   * what reading a destination's epoch rejects with, or the validator-set errors
+   * (validators/errors.ts).
    */
   aggregate(req: AggregationRequest, opts: { deadlineMs?: number; deadline?: Deadline } = {}): Promise<AggregationResult> {
     const key = [
@@ -115,11 +172,16 @@ export class Aggregator {
       bytesToHex(req.justification),
       req.signingSubnetId ? bytesToHex(req.signingSubnetId) : '-',
       req.pChainHeight,
+      req.destinationBlockchainId ? bytesToHex(req.destinationBlockchainId) : '-',
       req.quorumPercentage,
       req.quorumPercentageBuffer,
     ].join('/');
     const shared = this.inFlight.get(key);
-    if (shared) return shared;
+    // A request that joins another's collection still answers by its own deadline.
+    if (shared) {
+      if (opts.deadline) opts.deadline.phase = 'an identical request’s aggregation was under way';
+      return untilAborted(shared, opts.deadline?.signal);
+    }
     if (this.running >= this.maxConcurrent) {
       return Promise.reject(new OverloadedError(`too many aggregations under way (${this.maxConcurrent}); retry shortly`, 1));
     }
@@ -127,14 +189,30 @@ export class Aggregator {
     const started = Date.now();
     const own = opts.deadline ? undefined : this.startDeadline(opts.deadlineMs);
     const deadline = opts.deadline ?? own!;
-    const work = this.run(req, deadline)
+    const known: { subnetId?: Uint8Array } = {};
+    const work = this.run(req, deadline, known)
       .then((result) => {
-        this.opts.events?.onAggregation?.({ outcome: 'success', ms: Date.now() - started, signedWeight: result.signedWeight, totalWeight: result.totalWeight });
+        const { signedWeight, totalWeight, subnetId, idealMs } = result;
+        this.opts.events?.onAggregation?.({
+          outcome: 'success',
+          ms: Date.now() - started,
+          subnetId,
+          signedWeight,
+          totalWeight,
+          signers: result.signers.length,
+          signaturesProven: result.signaturesProven,
+          subsetCheckMs: result.subsetCheckMs,
+          idealMs,
+        });
         return result;
       })
       .catch((err: unknown) => {
-        const outcome = err instanceof QuorumNotReachedError ? 'quorum_not_reached' : 'error';
-        this.opts.events?.onAggregation?.({ outcome, ms: Date.now() - started });
+        const ms = Date.now() - started;
+        if (err instanceof QuorumNotReachedError) {
+          this.opts.events?.onAggregation?.({ outcome: 'quorum_not_reached', ms, subnetId: known.subnetId, signedWeight: err.signedWeight, totalWeight: err.totalWeight });
+        } else {
+          this.opts.events?.onAggregation?.({ outcome: 'error', ms, subnetId: known.subnetId, error: err instanceof Error ? err.name : 'unknown' });
+        }
         throw err;
       })
       .finally(() => {
@@ -146,7 +224,8 @@ export class Aggregator {
     return work;
   }
 
-  private async run(req: AggregationRequest, deadline: Deadline): Promise<AggregationResult> {
+  /** `known` learns the signing subnet as soon as it is resolved (for the events of a failure). */
+  private async run(req: AggregationRequest, deadline: Deadline, known: { subnetId?: Uint8Array }): Promise<AggregationResult> {
     const { signal } = deadline;
     // Whatever a ValidatorSets does with the signal, the aggregation stops waiting when it aborts.
     const read = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
@@ -162,10 +241,20 @@ export class Aggregator {
     const subnetId =
       req.signingSubnetId ??
       (await read('the signing subnet was being read from the P-Chain (platform.validatedBy)', () => this.defaultSubnet(req.message, signal)));
-    const set = await read('the validator set was being read from the P-Chain', () =>
-      this.opts.sets.get(subnetId, req.pChainHeight, { signal, chosenByClient: true }),
+    known.subnetId = subnetId;
+    // Before anything else is read or anyone asked.
+    if (this.allowedSubnets && !this.allowedSubnets.has(bytesToHex(subnetId))) throw new SigningSubnetNotAllowedError(idToString(subnetId));
+    const destination = req.destinationBlockchainId ?? teleporterDestination(req.message) ?? undefined;
+    const height = await read(this.heightPhase(req.pChainHeight, destination), () =>
+      chooseSigningHeight(
+        { pChainHeight: req.pChainHeight, destinationChainId: destination },
+        { epochOf: (id, o) => this.opts.epochs.get(id, o), proposedHeight: (o) => this.opts.sets.proposedHeight(o) },
+        { signal },
+      ),
     );
-    if (set.validators.length === 0) throw new NoSigningValidatorsError(idToString(subnetId), req.pChainHeight);
+    this.opts.events?.onHeight?.(height.source);
+    const set = await read('the validator set was being read from the P-Chain', () => this.setAt(subnetId, height, signal));
+    if (set.validators.length === 0) throw new NoSigningValidatorsError(idToString(subnetId), height.height, height.source);
     if (signal.aborted) throw signal.reason;
     deadline.phase = 'signatures were being collected';
     // Quorum 0 needs no weight, but the collection still insists on one signer: a signed
@@ -184,6 +273,7 @@ export class Aggregator {
         set,
         targetWeight,
         minimumWeight,
+        minimizeSigners: this.opts.minimizeSigners ?? true,
         deadlineAt: deadline.collectUntil,
         answerBy: deadline.answerBy,
         requestTimeoutMs: this.requestTimeoutMs,
@@ -206,7 +296,13 @@ export class Aggregator {
         signedWeight: outcome.signedWeight,
         totalWeight: set.totalWeight,
         subnetId,
+        pChainHeight: height.height,
+        heightSource: height.source,
+        ...(destination ? { destinationBlockchainId: destination } : {}),
+        signaturesProven: outcome.signaturesProven,
+        subsetCheckMs: outcome.subsetCheckMs,
         stats: outcome.stats,
+        idealMs: outcome.idealMs,
       };
     } catch (err) {
       if (err instanceof QuorumShortfall) {
@@ -219,6 +315,26 @@ export class Aggregator {
         throw deadline.exceeded('the collected signatures were being checked (the BLS workers were busy)');
       }
       throw err;
+    }
+  }
+
+  private heightPhase(explicit: number, destination: Uint8Array | undefined): string {
+    if (explicit > 0 || !destination) return 'the P-Chain height to sign at was being read (platform.getProposedHeight)';
+    return `the current epoch of destination chain ${idToString(destination)} was being read (proposervm.getCurrentEpoch)`;
+  }
+
+  /**
+   * The set at the chosen height. A height the client chose is bounded by the lookback; one the
+   * service chose is not, and what would blame the client's height (above the node's tip, say,
+   * when the destination's node is ahead of ours) is a ChosenHeightError instead.
+   */
+  private async setAt(subnetId: Uint8Array, height: SigningHeight, signal: AbortSignal): Promise<CanonicalSet> {
+    const { source } = height;
+    try {
+      return await this.opts.sets.get(subnetId, height.height, { signal, chosenByClient: source === 'explicit' });
+    } catch (err) {
+      if (source === 'explicit' || signal.aborted) throw err;
+      throw new ChosenHeightError(height.height, source, err);
     }
   }
 

@@ -21,6 +21,8 @@ interface CollectionInput {
   set: CanonicalSet;
   /** Stop as soon as this weight has signed (and verified). */
   targetWeight: bigint;
+  /** The signed message carries the fewest signers that reach the target (verification.ts). */
+  minimizeSigners: boolean;
   /** When no more signatures can come (deadline, or everyone answered), succeed with at least this weight. */
   minimumWeight: bigint;
   /** When collecting stops; the caller keeps some time after it for the final check. */
@@ -44,10 +46,20 @@ interface CollectionOutcome {
   signers: number[];
   signature: Uint8Array;
   signedWeight: bigint;
+  /** Signatures the final check proved: the signers, and those the fewest signers left out. */
+  signaturesProven: number;
+  /** Time spent checking the fewest signers' own aggregates (verification.ts), ms. */
+  subsetCheckMs: number;
   /** Proven signatures by key hex, for the signature cache. */
   verified: Map<string, Uint8Array>;
   stats: CollectionStats;
   reachedTarget: boolean;
+  /**
+   * Milliseconds from the first request until the signatures that complete the target weight had
+   * all arrived (cached ones count as there from the start): what an aggregator adding no time of
+   * its own would have taken. Undefined when the target weight was not reached.
+   */
+  idealMs: number | undefined;
 }
 
 /** Which count each kind of response adds to ('valid' adds none: `answered` counted it). */
@@ -64,9 +76,11 @@ export class Collection {
   private readonly fanOut: FanOut;
   private readonly ledger: SignatureLedger;
   private readonly verification: Verification;
-  /** Indices whose signature came from a peer in this collection (not from the cache). */
-  private readonly live = new Set<number>();
+  /** Indices whose signature came from a peer in this collection (not from the cache), and when it arrived (ms after run()). */
+  private readonly live = new Map<number, number>();
+  private startedAt = 0;
   private stepScheduled = false;
+  private subsetCheckMs = 0;
   private finalizing = false;
   private done = false;
   private deadlinePassed = false;
@@ -96,7 +110,7 @@ export class Collection {
       this.stats,
       {
         signature: (index, sig) => {
-          this.live.add(index);
+          this.live.set(index, Date.now() - this.startedAt);
           this.ledger.add(index, sig);
           this.stepSoon();
         },
@@ -116,13 +130,21 @@ export class Collection {
       checkDone: () => this.step(),
       checkFailed: (err) => this.fail(err),
     });
-    this.verification = input.verification({ message: input.message.bytes, set, targetWeight: input.targetWeight, pool, ledger: this.ledger });
+    this.verification = input.verification({
+      message: input.message.bytes,
+      set,
+      targetWeight: input.targetWeight,
+      minimizeSigners: input.minimizeSigners,
+      pool,
+      ledger: this.ledger,
+    });
   }
 
   run(): Promise<CollectionOutcome> {
     return new Promise<CollectionOutcome>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
+      this.startedAt = Date.now();
       this.timer = setTimeout(() => this.onDeadline(), Math.max(0, this.input.deadlineAt - Date.now()));
       if (this.input.answerBy !== undefined) {
         this.lateTimer = setTimeout(() => this.onLate(), Math.max(0, this.input.answerBy - Date.now()));
@@ -237,11 +259,12 @@ export class Collection {
     } finally {
       this.finalizing = false;
     }
+    this.subsetCheckMs += check.subsetCheckMs ?? 0;
     if (this.done) return;
     if (check.valid) {
       const { targetWeight, minimumWeight } = this.input;
       if (check.weight >= targetWeight || (this.noMoreComing() && check.weight >= minimumWeight)) {
-        this.succeed(check.signers, check.signature, check.weight);
+        this.succeed(check);
         return;
       }
       // Checked early (no more was expected then): go on collecting, unless nothing more can come.
@@ -253,11 +276,34 @@ export class Collection {
     this.step();
   }
 
-  private succeed(signers: number[], signature: Uint8Array, signedWeight: bigint): void {
+  private succeed({ signers, signature, weight, checked }: AggregateCheck & { valid: true }): void {
     if (this.done) return;
-    const verified = this.ledger.verified(signers);
+    // Every signature the check proved is worth caching, not only those in the message.
+    const verified = this.ledger.verified(checked);
     this.finish();
-    this.resolve({ signers, signature, signedWeight, verified, stats: this.stats, reachedTarget: signedWeight >= this.input.targetWeight });
+    this.resolve({
+      signers,
+      signature,
+      signedWeight: weight,
+      signaturesProven: checked.length,
+      subsetCheckMs: this.subsetCheckMs,
+      verified,
+      stats: this.stats,
+      reachedTarget: weight >= this.input.targetWeight,
+      idealMs: this.idealMs(signers),
+    });
+  }
+
+  /** See CollectionOutcome.idealMs: the signers by arrival, until their weight reaches the target. */
+  private idealMs(signers: number[]): number | undefined {
+    const validators = this.input.set.validators;
+    const arrivals = signers.map((i) => ({ at: this.live.get(i) ?? 0, weight: validators[i]!.weight })).sort((a, b) => a.at - b.at);
+    let weight = 0n;
+    for (const { at, weight: w } of arrivals) {
+      weight += w;
+      if (weight >= this.input.targetWeight) return at;
+    }
+    return undefined;
   }
 
   private shortfall(): void {

@@ -57,19 +57,55 @@ export class DeadlineExceededError extends Error {
   }
 }
 
+/** Where a P-Chain height came from (validators/signing-height.ts HeightSource). */
+type HeightSource = 'explicit' | 'epoch' | 'proposed';
+
+/** What the service's own choice of height read: the words messages use. */
+const CHOSEN: Record<Exclude<HeightSource, 'explicit'>, string> = {
+  epoch: "the destination chain's current epoch height",
+  proposed: "the P-Chain's proposed height",
+};
+
 /** The signing subnet's set at that height has no validator with a BLS key: nobody can sign. */
 export class NoSigningValidatorsError extends Error {
   override readonly name = 'NoSigningValidatorsError';
   constructor(
     /** cb58 */
     readonly subnetId: string,
-    /** 0: the current set. */
     readonly pChainHeight: number,
+    /** 'explicit': the client's height (its choice); otherwise the network's state now. */
+    readonly heightSource: HeightSource,
   ) {
     super(
-      pChainHeight === 0
-        ? `subnet ${subnetId} has no validator with a BLS key now, so no one can sign for it`
-        : `subnet ${subnetId} had no validator with a BLS key at P-Chain height ${pChainHeight} (the subnet had no validators yet, or none left)`,
+      `subnet ${subnetId} had no validator with a BLS key at P-Chain height ${pChainHeight}` +
+        (heightSource === 'explicit' ? ' (the subnet had no validators yet, or none left)' : ` (${CHOSEN[heightSource]}), so no one can sign for it`),
     );
+  }
+}
+
+/** The signing subnet is not one this service serves (aggregation.allowedSigningSubnets). */
+export class SigningSubnetNotAllowedError extends Error {
+  override readonly name = 'SigningSubnetNotAllowedError';
+  constructor(
+    /** cb58 */
+    readonly subnetId: string,
+  ) {
+    super(`signing subnet ${subnetId} is not served here (aggregation.allowedSigningSubnets)`);
+  }
+}
+
+/**
+ * The validator set at a height the service chose (a destination's epoch, the proposed height)
+ * could not be read. `cause` is why; what would be the client's fault at a height it gave (above
+ * the node's tip: the destination's node is ahead of ours) is the network's state here.
+ */
+export class ChosenHeightError extends Error {
+  override readonly name = 'ChosenHeightError';
+  constructor(
+    readonly pChainHeight: number,
+    readonly heightSource: Exclude<HeightSource, 'explicit'>,
+    override readonly cause: unknown,
+  ) {
+    super(`the validator set at P-Chain height ${pChainHeight} (${CHOSEN[heightSource]}) could not be read: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }

@@ -8,9 +8,18 @@
 // pairing of the summed keys against the summed signatures, the check avalanchego makes of the
 // signed message. A failed pairing falls back to bisection in the pool: the bad signatures are
 // dropped (their peers penalized) and collecting goes on.
+//
+// The fewest signers: the destination's Warp precompile charges gas per signer, so once the
+// aggregate of everything ready passes and reaches the target, the signed message carries only
+// the fewest of those signers that reach it, heaviest first (validators/minimal-signers.ts). That
+// subset's aggregate gets a pairing of its own before it is used (the pool's subsetCheck): sums
+// are not blinded, so two bad signatures that cancel out pass the first check, and a subset that
+// keeps one of them would not verify at the destination. When it fails, bisection drops the bad
+// ones as after any failed check, and collecting goes on.
 import type { RunningSum } from '../bls-pool/messages.js';
-import type { BlsVerifier } from '../bls-pool/verifier.js';
+import type { BlsVerifier, FinalCheck } from '../bls-pool/verifier.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
+import { minimalSigners } from '../validators/minimal-signers.js';
 import type { Arrival, SignatureLedger } from './signature-ledger.js';
 
 export interface VerificationContext {
@@ -19,17 +28,23 @@ export interface VerificationContext {
   set: CanonicalSet;
   /** The collection stops once this weight is verified. */
   targetWeight: bigint;
+  /** Sign with the fewest signers that reach the target (aggregation.minimizeSigners). */
+  minimizeSigners: boolean;
   pool: BlsVerifier;
   /** The collection's signatures; the verification moves them along (accept, reject, prove, drop). */
   ledger: SignatureLedger;
 }
 
-/** The final check's outcome. */
-export type AggregateCheck =
-  /** Every signature ready passed (they are proven): their signers, ascending, and the aggregate. */
-  | { valid: true; signers: number[]; signature: Uint8Array; weight: bigint }
+/** The final check's outcome; `subsetCheckMs`: the time its check of the fewest signers took, if it made one. */
+export type AggregateCheck = (
+  /**
+   * Every signature ready passed (`checked`: they are proven); the signers to put in the message
+   * (all of them, or the fewest that reach the target), ascending, their aggregate and weight.
+   */
+  | { valid: true; signers: number[]; signature: Uint8Array; weight: bigint; checked: number[] }
   /** Some did not: they were dropped, and the rest stay ready for the next final check. */
-  | { valid: false };
+  | { valid: false }
+) & { subsetCheckMs?: number };
 
 export interface Verification {
   /** Starts the checks worth starting now on the ledger's waiting signatures. */
@@ -87,22 +102,48 @@ class RunningSumVerification implements Verification {
     // Out of the list while checked, so that no fold merges them meanwhile.
     const parts = this.sums.splice(0);
     const members = parts.flatMap((p) => p.members);
-    const result = await pool.finalCheck({ message, parts: parts.map((p) => p.part), signatures: () => ledger.batchOf(members) });
+    const job = { message, parts: parts.map((p) => p.part), signatures: () => ledger.batchOf(members) };
+    let check: FinalCheck = await pool.finalCheck(job);
     if (ledger.isClosed) return { valid: false };
-    if (result.valid) {
+    let signers = members;
+    let subsetCheckMs: number | undefined;
+    const fewest = check.valid && this.ctx.minimizeSigners ? this.fewestSigners(members) : undefined;
+    if (fewest) {
+      const position = new Map(members.map((index, p) => [index, p]));
+      const started = performance.now();
+      check = await pool.subsetCheck({ ...job, subset: fewest.map((i) => position.get(i)!).sort((a, b) => a - b) });
+      subsetCheckMs = performance.now() - started;
+      if (ledger.isClosed) return { valid: false };
+      signers = fewest;
+    }
+    if (check.valid) {
       for (const i of members) ledger.prove(i);
       // Still ready: if the collection goes on, they are part of the next final check.
       this.sums.push(...parts);
-      const weight = parts.reduce((w, p) => w + p.weight, 0n);
-      return { valid: true, signers: [...members].sort((a, b) => a - b), signature: result.signature, weight };
+      const weight = signers.reduce((w, i) => w + ledger.weightOf(i), 0n);
+      const ascending = (list: number[]): number[] => [...list].sort((a, b) => a - b);
+      return { valid: true, signers: ascending(signers), signature: check.signature, weight, checked: ascending(members), subsetCheckMs };
     }
-    const bad = new Set(result.invalid.map((p) => members[p]!));
+    const bad = new Set(check.invalid.map((p) => members[p]!));
     for (const i of bad) ledger.drop(i, 'the signature does not verify for this message and key');
     const good = members.filter((i) => !bad.has(i));
     // Every good one sat in a group that passed a batch check: proven valid.
     for (const i of good) ledger.prove(i);
-    if (result.rest) this.sums.push({ part: result.rest, members: good, weight: good.reduce((w, i) => w + ledger.weightOf(i), 0n) });
-    return { valid: false };
+    if (check.rest) this.sums.push({ part: check.rest, members: good, weight: good.reduce((w, i) => w + ledger.weightOf(i), 0n) });
+    return { valid: false, subsetCheckMs };
+  }
+
+  /**
+   * The fewest of `members` that reach the target, when that is fewer than all of them. Below the
+   * target (a deadline's answer at quorum) every signer counts: none is redundant.
+   */
+  private fewestSigners(members: number[]): number[] | undefined {
+    const { ledger, targetWeight } = this.ctx;
+    const fewest = minimalSigners(
+      members.map((index) => ({ index, weight: ledger.weightOf(index) })),
+      targetWeight,
+    );
+    return fewest.reachedTarget && fewest.indices.length < members.length ? fewest.indices : undefined;
   }
 
   /** Subgroup checks and a plain sum into one running sum, merging the idle ones. */

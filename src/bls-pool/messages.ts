@@ -47,6 +47,18 @@ export interface FinalizeResult {
   signature: Uint8Array;
 }
 
+/**
+ * A subset of signatures already summed in `parts`, checked on its own: Σ parts + Σ add − Σ remove,
+ * with one pairing. The caller passes the subset itself as `add` (and no parts), or all the parts
+ * and what is not in the subset as `remove`, whichever parses fewer signatures.
+ */
+interface SubsetJob {
+  message: Uint8Array;
+  parts: RunningSum[];
+  add: SignatureBatch;
+  remove: SignatureBatch;
+}
+
 /** Signatures over one message. */
 export interface SameMessageBatch extends SignatureBatch {
   message: Uint8Array;
@@ -68,6 +80,8 @@ interface Jobs {
   fold: { job: FoldJob; result: FoldResult };
   /** Adds running sums up and checks the aggregate with one pairing. */
   finalize: { job: FinalizeJob; result: FinalizeResult };
+  /** A subset's aggregate, by adding its signatures or removing the others from the sums, and one pairing. */
+  finalizeSubset: { job: SubsetJob; result: FinalizeResult };
   /** Bisection: positions of the signatures that do not verify, ascending. */
   findInvalid: { job: SameMessageBatch; result: number[] };
   /** One full verification per signature. */

@@ -25,11 +25,12 @@ import {
   type PossessionJob,
   type ResultOf,
   type SameMessageBatch,
+  type SignatureBatch,
   type Task,
   type TaskResult,
 } from './messages.js';
 import { TaskBatcher } from './task-batcher.js';
-import type { BlsVerifier, FinalCheck, FinalCheckJob } from './verifier.js';
+import type { BlsVerifier, FinalCheck, FinalCheckJob, SubsetCheckJob } from './verifier.js';
 
 /** One job's way through the pool (preciseNow milliseconds). */
 export interface JobTiming {
@@ -136,8 +137,28 @@ export class BlsPool implements BlsVerifier {
   async finalCheck(job: FinalCheckJob): Promise<FinalCheck> {
     const checked = await this.finalize({ message: job.message, parts: job.parts });
     if (checked.valid) return { valid: true, signature: checked.signature };
-    const { sigs, pks } = job.signatures();
-    const invalid = await this.findInvalid({ message: job.message, sigs, pks });
+    return this.bisect(job.message, job.signatures());
+  }
+
+  async subsetCheck(job: SubsetCheckJob): Promise<FinalCheck> {
+    const all = job.signatures();
+    const inSubset = new Set(job.subset);
+    const pick = (keep: (i: number) => boolean): SignatureBatch => ({ sigs: all.sigs.filter((_, i) => keep(i)), pks: all.pks.filter((_, i) => keep(i)) });
+    // Each signature named costs a parse (decompression and subgroup check): name the fewer.
+    const removeRest = all.sigs.length - inSubset.size < inSubset.size;
+    const checked = await this.runOne(
+      'finalizeSubset',
+      removeRest
+        ? { message: job.message, parts: job.parts, add: { sigs: [], pks: [] }, remove: pick((i) => !inSubset.has(i)) }
+        : { message: job.message, parts: [], add: pick((i) => inSubset.has(i)), remove: { sigs: [], pks: [] } },
+    );
+    if (checked.valid) return { valid: true, signature: checked.signature };
+    return this.bisect(job.message, all);
+  }
+
+  /** After a failed check of these signatures' aggregate: the bad ones, and the rest folded again. */
+  private async bisect(message: Uint8Array, { sigs, pks }: SignatureBatch): Promise<FinalCheck> {
+    const invalid = await this.findInvalid({ message, sigs, pks });
     if (invalid.length === 0) throw new Error('the aggregate signature check failed but bisection found no invalid signature');
     const bad = new Set(invalid);
     const keep = (_: Uint8Array, i: number): boolean => !bad.has(i);

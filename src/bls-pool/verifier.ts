@@ -14,6 +14,16 @@ export interface FinalCheckJob {
   signatures: () => SignatureBatch;
 }
 
+/** A subset of the signatures in `parts`, checked on its own. */
+export interface SubsetCheckJob extends FinalCheckJob {
+  /**
+   * Positions (into `signatures()`, ascending) of the subset. Its aggregate needs its own
+   * pairing: signatures are summed without blinding, so a valid aggregate of them all does not
+   * make a subset's valid (two bad signatures can cancel out, and the subset may hold only one).
+   */
+  subset: number[];
+}
+
 export type FinalCheck =
   /** The aggregate verifies: every signature in it counts (as avalanchego counts them). */
   | { valid: true; signature: Uint8Array }
@@ -32,6 +42,12 @@ export interface BlsVerifier {
   findInvalid(job: SameMessageBatch): Promise<number[]>;
   /** finalize, falling back to findInvalid and a fold of the rest when the pairing fails. */
   finalCheck(job: FinalCheckJob): Promise<FinalCheck>;
+  /**
+   * The subset's aggregate with one pairing (adding the subset or removing the rest from the sums,
+   * whichever parses fewer signatures); when it fails, bisection over all of `signatures()` (the
+   * bad ones outside the subset too) and a fold of the rest, as finalCheck does.
+   */
+  subsetCheck(job: SubsetCheckJob): Promise<FinalCheck>;
   /** One full verification per signature. */
   verifyEach(job: SameMessageBatch): Promise<boolean[]>;
   /** The plain sum of signatures already verified. */

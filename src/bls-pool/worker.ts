@@ -4,6 +4,7 @@
 // key repeats its checks, ~70 µs with blst). Piscina calls the default export with one task.
 import { workerData } from 'node:worker_threads';
 import { loadBackend } from '../bls/index.js';
+import { negatedEncoding } from '../bls/negate.js';
 import type { PublicKey, Signature } from '../bls/types.js';
 import { preciseNow, type BlsWorkerData, type JobKind, type JobOf, type Outcome, type ResultOf, type Task, type TaskResult } from './messages.js';
 
@@ -84,6 +85,32 @@ const finalize: Handler<'finalize'> = (job) => {
 };
 
 /**
+ * A subset of signatures that were each accepted by a fold (so they parse; parsing repeats the
+ * subgroup check): the running sums, plus the added ones, minus the removed ones (their
+ * negations, read from the flipped encodings, are added), checked with one pairing.
+ */
+const finalizeSubset: Handler<'finalizeSubset'> = (job) => {
+  const pks: PublicKey[] = [];
+  const sigs: Signature[] = [];
+  for (const part of job.parts) {
+    const parsed = bls.decodeTrustedSum(part);
+    pks.push(parsed.pk);
+    sigs.push(parsed.sig);
+  }
+  job.add.sigs.forEach((bytes, i) => {
+    pks.push(publicKey(job.add.pks[i]!));
+    sigs.push(bls.signatureFromBytes(bytes));
+  });
+  job.remove.sigs.forEach((bytes, i) => {
+    pks.push(publicKey(negatedEncoding(job.remove.pks[i]!, 'publicKey')));
+    sigs.push(bls.signatureFromBytes(negatedEncoding(bytes, 'signature')));
+  });
+  if (sigs.length === 0) throw new Error('finalizeSubset: no signatures to check');
+  const { pk, sig } = addUp(pks, sigs);
+  return { valid: bls.verify(pk, job.message, sig), signature: sig.bytes };
+};
+
+/**
  * Bisection after a failed aggregate check (the whole group is known to hold a bad signature): a
  * group that passes a random-scalar batch check is all good; a failing group is split until the
  * bad signatures stand alone. When the left half of a failing group passes, the right half must
@@ -148,6 +175,7 @@ const handlers: { [K in JobKind]: Handler<K> } = {
   ping: () => true,
   fold,
   finalize,
+  finalizeSubset,
   findInvalid,
   verifyEach,
   aggregate,

@@ -2,18 +2,22 @@
 // JSON line once ready (the contract in design.md) and nothing else on stdout; logs go to stderr.
 import { pino } from 'pino';
 import { DEVNET_TRANSPORTS, startDevnet, type Devnet, type DevnetTransport } from '../devnet/devnet.js';
+import { HEIGHTS } from '../devnet/genesis/index.js';
 import { intOption, parseArgs, UsageError } from './args.js';
 import { firstShutdownSignal } from './signals.js';
 
-const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--json] [--log-level L]
+const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--json] [--log-level L]
   a simulated P-Chain node, N validators and the service on port P (default 8080)
-  --transport T  how the validators are reached: ws (each runs warpgate signer), p2p (each is a
-                 simulated avalanchego node, asked over avalanchego's peer protocol), or mixed
-                 (the default: even-numbered validators avalanchego nodes, odd ones signers)
-  --byzantine K  K validators misbehave (the honest ones keep more than 80% of the weight)
-  --json         print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
-                 l1ConversionTxId, byzantine, signers, transport and p2p ([{nodeId, host, port}] of
-                 every simulated avalanchego validator) once ready
+  --transport T     how the validators are reached: ws (each runs warpgate signer), p2p (each is a
+                    simulated avalanchego node, asked over avalanchego's peer protocol), or mixed
+                    (the default: even-numbered validators avalanchego nodes, odd ones signers)
+  --byzantine K     K validators misbehave (the honest ones keep more than 80% of the weight)
+  --epoch-height H  the P-Chain height of the L1 chain's first epoch (default 124, before the last
+                    validator joined: the set there differs from the current one); devnet.advanceEpoch
+                    at {pchainUrl}/ext/devnet starts the next
+  --json            print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
+                    l1ConversionTxId, byzantine, signers, transport, p2p ([{nodeId, host, port}] of every
+                    simulated avalanchego validator) and destinations once ready
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -25,6 +29,7 @@ export async function run(argv: string[]): Promise<number> {
       seed: { type: 'string' },
       byzantine: { type: 'string' },
       transport: { type: 'string' },
+      'epoch-height': { type: 'string' },
       json: { type: 'boolean' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -40,11 +45,12 @@ export async function run(argv: string[]): Promise<number> {
   const port = intOption(options.port, 'port', 0, 65535, 8080);
   const transport = (options.transport ?? 'mixed') as DevnetTransport;
   if (!DEVNET_TRANSPORTS.includes(transport)) throw new UsageError(`devnet: --transport must be one of ${DEVNET_TRANSPORTS.join(', ')}, got '${options.transport}'`);
+  const epochHeight = intOption(options['epoch-height'], 'epoch-height', HEIGHTS.conversion, HEIGHTS.current, HEIGHTS.registration - 1);
   const json = options.json === true;
   const logger = pino({ level: options['log-level'] ?? (json ? 'warn' : 'info') }, pino.destination(2));
   // Listen for the signal before starting, so one that arrives during startup still exits 0.
   const signalled = firstShutdownSignal();
-  const devnet = await startDevnet({ validators, byzantine, port, transport, seed: options.seed, logger });
+  const devnet = await startDevnet({ validators, byzantine, port, transport, seed: options.seed, epochHeight, logger });
   if (json) {
     process.stdout.write(`${JSON.stringify(devnet.info)}\n`);
   } else {
@@ -67,9 +73,18 @@ export function describe(devnet: Devnet): string {
     `  subnet (L1)    ${info.subnetId}`,
     `  EVM chain      ${info.blockchainId}`,
     `  L1 conversion  ${info.l1ConversionTxId}`,
+    `  destination    ${info.destinations[0]!.rpcUrl}/proposervm (epoch ${devnet.node.epochs.current.number} at P-Chain height ${devnet.node.epochs.current.pChainHeight})`,
     '',
     'Sign a message from the devnet chain:',
     example,
+    '',
+    `A Teleporter message to the EVM chain, signed at its epoch's P-Chain height ${devnet.node.epochs.current.pChainHeight}`,
+    `(x-warpgate-pchain-height; the set there lacks the validator that joined at ${genesis.heights.registration}):`,
+    `curl -si -X POST ${info.url}/v1/signatureAggregator/fuji/aggregateSignatures \\
+  -H 'content-type: application/json' \\
+  -d '{"message":"${devnet.exampleTeleporterMessageHex()}"}'`,
+    `Next epoch, at the current P-Chain height: curl -s -X POST ${info.pchainUrl}/ext/devnet -H 'content-type: application/json' \\
+  -d '{"jsonrpc":"2.0","id":1,"method":"devnet.advanceEpoch","params":{}}'`,
     '',
     `Signed P-Chain message for the L1 conversion:`,
     `curl -s ${info.url}/v1/signatureAggregator/fuji/aggregateSignatures/${info.l1ConversionTxId}`,

@@ -166,12 +166,11 @@ export function peerList() {
   // An entry that is not an object is one without a url.
   const entry = z.preprocess((p) => (p !== null && typeof p === 'object' && !Array.isArray(p) ? p : {}), peer);
   const schema = z.array(entry, { error: 'must be a list of {"url": "ws://…"}' });
-  const fromEnv = jsonFromEnv(schema, '[{"url":"ws://127.0.0.1:9700"}]');
-  return { schema, type: 'list of `{"url": "ws://…"}`', fromEnv };
+  return { schema, type: 'list of `{"url": "ws://…"}`', fromEnv: fromJsonEnv(schema, '[{"url":"ws://127.0.0.1:9700"}]') };
 }
 
-/** Reads a JSON list from an environment variable, `example` showing its shape. */
-function jsonFromEnv<S extends z.ZodType>(schema: S, example: string): z.ZodType<z.output<S>, string> {
+/** JSON from a WARPGATE_* variable, then checked by `schema` (lists of objects). */
+function fromJsonEnv<S extends z.ZodType>(schema: S, example: string) {
   return z
     .string()
     .transform((raw, ctx): unknown => {
@@ -215,12 +214,42 @@ export function p2pPeerList() {
   );
   const item = z.preprocess((p) => (p !== null && typeof p === 'object' && !Array.isArray(p) ? p : {}), entry);
   const schema = z.array(item, { error: 'must be a list of {"nodeId": "NodeID-…", "address": "host:port"}' });
-  return { schema, type: 'list of `{"nodeId": "NodeID-…", "address": "host:port"}`', fromEnv: jsonFromEnv(schema, '[{"nodeId":"NodeID-…","address":"203.0.113.7:9651"}]') };
+  return { schema, type: 'list of `{"nodeId": "NodeID-…", "address": "host:port"}`', fromEnv: fromJsonEnv(schema, '[{"nodeId":"NodeID-…","address":"203.0.113.7:9651"}]') };
 }
 
 /** avalanchego's client version syntax (version/parser.go as p2p/version.ts reads it): `avalanchego/1.15.0`, `v1.15.0` or `1.15.0`. */
 export function clientVersionProblem(text: string): string | undefined {
   return /^(?:[A-Za-z0-9_.-]+\/)?v?\d{1,9}\.\d{1,9}\.\d{1,9}$/.test(text) ? undefined : `'${text}' is not a version like avalanchego/1.15.0`;
+}
+
+/**
+ * Destination chains and where their ProposerVM is read: `[{"blockchainId": "<cb58>", "rpcUrl":
+ * "http://host:9650/ext/bc/<id>"}]`, `rpcUrl` being the chain's base URL (the part before `/rpc`
+ * or `/proposervm`). Each problem names the entry, e.g. `destinations[0].rpcUrl`.
+ */
+export function destinationList() {
+  const chainBase = url({ protocols: ['http:', 'https:'], query: false, credentials: false }).check((ctx) => {
+    if (/\/(rpc|ws|proposervm)$/.test(ctx.value)) {
+      ctx.issues.push(problem(`must be the chain's base URL (…/ext/bc/{id}), not one of its endpoints: drop the trailing ${/\/[a-z]+$/.exec(ctx.value)![0]}`, ctx.value));
+    }
+  });
+  const blockchainId = z.string({ error: 'must be a cb58 blockchain ID' }).check((ctx) => {
+    const why = cb58IdProblem(ctx.value);
+    if (why !== undefined) ctx.issues.push(problem(why, ctx.value));
+  });
+  const destination = z.strictObject(
+    { blockchainId, rpcUrl: chainBase },
+    { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown key '${String(iss.keys[0])}'` : undefined) },
+  );
+  const entry = z.preprocess((d) => (d !== null && typeof d === 'object' && !Array.isArray(d) ? d : {}), destination);
+  const schema = z.array(entry, { error: 'must be a list of {"blockchainId": "<cb58>", "rpcUrl": "http://…/ext/bc/<id>"}' }).check((ctx) => {
+    const seen = new Set<string>();
+    ctx.value.forEach((d, i) => {
+      if (seen.has(d.blockchainId)) ctx.issues.push({ ...problem(`blockchainId ${d.blockchainId} is listed twice`, ctx.value), path: [i, 'blockchainId'] });
+      seen.add(d.blockchainId);
+    });
+  });
+  return { schema, type: 'list of `{"blockchainId": …, "rpcUrl": …}`', fromEnv: fromJsonEnv(schema, '[{"blockchainId":"…","rpcUrl":"http://127.0.0.1:9650/ext/bc/…"}]') };
 }
 
 /** An address to listen on: an IP address or a DNS name (checked by syntax; resolving it is the listener's job). */

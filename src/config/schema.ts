@@ -7,6 +7,7 @@ import {
   blsKeyList,
   bool,
   clientVersionProblem,
+  destinationList,
   hostProblem,
   idList,
   int,
@@ -66,13 +67,25 @@ export const CONFIG_SCHEMA = z
       fanOutExtraPercent: setting(int(0, 100), 100, 'weight asked beyond what is missing, in % of the total: 100 asks every connected validator at once (lowest latency); lower values spare validators and ask more only as answers fail or are slow'),
       hedgeMs: setting(int(10, 60_000), 250, 'a validator silent this long counts as slow and the next ones are asked'),
       maxConcurrent: setting(int(1, 10_000), 64, 'aggregations at once; past it 503 with Retry-After'),
+      allowedSigningSubnets: setting(idList(), [], 'signing subnets (cb58) served; a request for any other is 403 and no peer is asked (empty: any)'),
+      minimizeSigners: setting(bool(), true, 'the signed message carries the fewest signers that reach quorum + buffer, heaviest first (the destination charges gas per signer); false: every signature checked'),
     }),
     validatorSets: z.strictObject({
-      currentTtlMs: setting(int(0, 600_000), 2000, 'how long the current validator set is reused'),
+      currentTtlMs: setting(int(0, 600_000), 2000, "how long the current validator set, and the P-Chain's proposed height signed at without a destination epoch, are reused"),
       currentMaxStaleMs: setting(int(0, 600_000), 30_000, 'after the TTL, how long the current set still answers at once while it is refreshed in the background'),
       maxEntries: setting(int(1, 10_000), 64, 'validator sets kept'),
       nodeTimeoutMs: setting(int(100, 120_000), 5000, 'timeout of one P-Chain call'),
       maxLookback: setting(int(0, 1_000_000_000), 1000, 'oldest P-Chain height a client may ask for, in heights below the current one (as icm-services); older is 400 (0: no bound)'),
+    }),
+    destinations: setting(
+      destinationList(),
+      [],
+      'where a destination chain\'s current epoch is read (proposervm.getCurrentEpoch at rpcUrl/proposervm); a chain not listed is read on upstreams.node at /ext/bc/{id}/proposervm',
+    ),
+    epochs: z.strictObject({
+      durationMs: setting(optionalInt(0, 86_400_000), null, 'the ACP-181 epoch duration D; null: the node\'s info.upgrades graniteEpochDuration'),
+      minRefreshMs: setting(int(100, 600_000), 1000, 'an epoch past its end (an idle chain), the zero epoch (before Granite), or any epoch while D is unknown, is read again at most this often'),
+      maxEntries: setting(int(1, 100_000), 1024, 'destination chains whose epoch is kept'),
     }),
     signatureCache: z.strictObject({
       maxMessages: setting(int(0, 10_000_000), 10_000, 'messages whose signatures are kept'),
@@ -111,7 +124,7 @@ export const CONFIG_SCHEMA = z
       penaltyCooldownMs: setting(int(0, 86_400_000), 600_000, 'how long a banned validator is not dialled'),
       discoveryIntervalMs: setting(int(1000, 3_600_000), 60_000, 'how often info.peers of upstreams.node is read for validator addresses'),
     }),
-    publicMode: setting(bool(), false, 'refuse node-specific methods as the public server does'),
+    publicMode: setting(bool(), false, 'refuse node-specific methods as the public server does, and serve no status page (/, /status, /status.json answer 404)'),
     rateLimit: z.strictObject({
       requestsPerMinute: setting(int(0, 10_000_000), 600, 'per client IP without an API key (0: no limit)'),
       keyedRequestsPerMinute: setting(int(0, 10_000_000), 6000, 'per API key (0: no limit)'),
@@ -131,6 +144,12 @@ export const CONFIG_SCHEMA = z
     }),
     cors: z.strictObject({
       origins: setting(stringList(), [], 'allowed CORS origins (empty: CORS off; "*": any)'),
+    }),
+    status: z.strictObject({
+      recentAggregations: setting(int(1, 1000), 50, 'aggregations the status page lists, newest first'),
+      validatorsPerSubnet: setting(int(1, 10_000), 100, 'validators the status page lists per subnet, heaviest first'),
+      trackedValidators: setting(int(1, 1_000_000), 10_000, 'signer keys whose last answer and penalties the status page remembers (the least recently heard from are forgotten first)'),
+      refreshMs: setting(int(250, 600_000), 2000, 'how often the status page asks again; /status.json answers every asker within this interval from one look'),
     }),
     shutdownGraceMs: setting(int(0, 600_000), 10_000, 'how long shutdown waits for in-flight aggregations'),
   })

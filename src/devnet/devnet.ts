@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { bytesToHex } from '../warp/hex.js';
 import { idToString } from '../warp/cb58.js';
 import { encodeAddressedCall } from '../warp/payload.js';
+import { encodeTeleporterMessage, TELEPORTER_MESSENGER_V1_ADDRESS } from '../warp/teleporter.js';
 import { newUnsignedMessage } from '../warp/unsigned-message.js';
 import { loadConfig, type Config } from '../config/config.js';
 import { startService, type Service, type ServiceOptions } from '../service/start.js';
@@ -49,6 +50,8 @@ interface DevnetOptions {
   transport?: DevnetTransport;
   seed?: string;
   byzantine?: number;
+  /** The P-Chain height of the L1 chain's first epoch (default: one below the featured registration). */
+  epochHeight?: number;
   port?: number;
   host?: string;
   /** Child processes hosting the signers. */
@@ -83,6 +86,12 @@ export interface Devnet {
   stopNodeHost(index: number): Promise<void>;
   /** A fresh unsigned message from the devnet's EVM chain (hex), for examples and smoke tests. */
   exampleMessageHex(text?: string): string;
+  /**
+   * An unsigned message from the devnet's EVM chain carrying a Teleporter message (from
+   * TeleporterMessenger's address) whose destinationBlockchainID is that chain too: the chain
+   * that verifies it at its epoch's P-Chain height.
+   */
+  exampleTeleporterMessageHex(text?: string): string;
   close(): Promise<void>;
 }
 
@@ -100,6 +109,8 @@ interface DevnetInfo {
   transport: DevnetTransport;
   /** Every simulated avalanchego validator and where it listens. */
   p2p: InfoPeer[];
+  /** Chains whose epoch a warpgate reads at `rpcUrl`/proposervm: the `destinations` config key's shape. */
+  destinations: { blockchainId: string; rpcUrl: string }[];
 }
 
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
@@ -108,7 +119,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const genesis = buildGenesis({ validators, seed: opts.seed ?? 'warpgate', byzantine: opts.byzantine ?? 0, avalanchegoNodes: (i) => runsAvalanchego(transport, i) });
   /** What the P-Chain node's info.peers lists: the avalanchego validators, once their hosts are up. */
   let avalanchegoPeers: InfoPeer[] = [];
-  const node = await startPChainNode({ genesis, peers: () => avalanchegoPeers });
+  const node = await startPChainNode({ genesis, epochHeight: opts.epochHeight, peers: () => avalanchegoPeers });
   const supervisors: SignerSupervisor[] = [];
   const nodeSupervisors: SignerSupervisor<HostedNode, NodeHostReady>[] = [];
   let service: Service | undefined;
@@ -209,9 +220,25 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       signers: all.length,
       transport,
       p2p: avalanchegoPeers,
+      destinations: [{ blockchainId: idToString(genesis.blockchainId), rpcUrl: `${node.url}/ext/bc/${idToString(genesis.blockchainId)}` }],
     };
     const exampleMessageHex = (text = 'hello from the warpgate devnet'): string => {
       const payload = encodeAddressedCall(genesis.managerAddress, new TextEncoder().encode(text));
+      return bytesToHex(newUnsignedMessage(genesis.networkId, genesis.blockchainId, payload).bytes);
+    };
+    let nonce = 0n;
+    const exampleTeleporterMessageHex = (text = 'hello over Teleporter'): string => {
+      const teleporter = encodeTeleporterMessage({
+        messageNonce: ++nonce,
+        originSenderAddress: genesis.managerAddress,
+        destinationBlockchainID: genesis.blockchainId,
+        destinationAddress: genesis.managerAddress,
+        requiredGasLimit: 100_000n,
+        allowedRelayerAddresses: [],
+        receipts: [],
+        message: new TextEncoder().encode(text),
+      });
+      const payload = encodeAddressedCall(TELEPORTER_MESSENGER_V1_ADDRESS, teleporter);
       return bytesToHex(newUnsignedMessage(genesis.networkId, genesis.blockchainId, payload).bytes);
     };
     return {
@@ -236,6 +263,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
         await supervisor.kill();
       },
       exampleMessageHex,
+      exampleTeleporterMessageHex,
       close: cleanup,
     };
   } catch (err) {

@@ -14,7 +14,7 @@ import { isRecord } from '../util/is-record.js';
 import { readUint64 } from './json.js';
 
 /** The epoch a chain's next block would carry, as proposervm.getCurrentEpoch reports it. */
-interface ProposerEpoch {
+export interface ProposerEpoch {
   /** 0 before Granite; the first epoch is 1. */
   number: number;
   /** Unix seconds. */

@@ -49,6 +49,22 @@ export class NodeError extends Error {
   }
 }
 
+/**
+ * A destination chain's current epoch (proposervm.getCurrentEpoch) could not be read: the chain's
+ * node is unreachable, answered an error or something that is not an epoch, or does not run the
+ * chain. The message names the chain and the failure, never the URL (NodeError.url has it).
+ */
+export class DestinationChainError extends Error {
+  override readonly name = 'DestinationChainError';
+  constructor(
+    /** cb58 */
+    readonly chainId: string,
+    readonly failure: NodeError,
+  ) {
+    super(`destination chain ${chainId}: its current epoch could not be read (${failure.method}): ${failure.detail}`, { cause: failure });
+  }
+}
+
 /** No node is configured (`upstreams.node`): nothing can be read from the P-Chain. */
 export class NodeNotConfiguredError extends Error {
   override readonly name = 'NodeNotConfiguredError';

@@ -1,8 +1,10 @@
 // The node's info API (POST {node}/ext/info): which network it is on, whether it has
-// bootstrapped a chain, and the peers it is connected to with the addresses they signed.
+// bootstrapped a chain, its upgrade schedule's epoch duration, and the peers it is connected to
+// with the addresses they signed.
 import { isRecord } from '../util/is-record.js';
 import { parseHostPort, type HostPort } from '../util/host-port.js';
 import { parseNodeId } from '../warp/cb58.js';
+import { parseEpochDurationMs } from './epoch-results.js';
 import { JsonRpcTransport, type CallOptions, type NodeClientOptions } from './transport.js';
 
 const PATH = '/ext/info';
@@ -81,6 +83,14 @@ export class InfoClient {
   /** info.getNetworkID: the network the node is on (1 mainnet, 5 fuji, …). */
   getNetworkId(opts: CallOptions = {}): Promise<number> {
     return this.rpc.typed(PATH, 'info.getNetworkID', {}, readNetworkId, opts);
+  }
+
+  /**
+   * info.upgrades' graniteEpochDuration (ACP-181's epoch duration D), in milliseconds; null for a
+   * node from before Granite, whose chains have no epochs.
+   */
+  epochDurationMs(opts: CallOptions = {}): Promise<number | null> {
+    return this.rpc.typed(PATH, 'info.upgrades', {}, parseEpochDurationMs, opts);
   }
 
   /** info.isBootstrapped: whether the node has caught up with `chain` (an alias such as 'P', or an ID). */

@@ -57,6 +57,7 @@ export function toAggregationRequest(parsed: ParsedBody, names: FieldNames, mess
     quorumPercentage: parsed.quorumPercentage,
     quorumPercentageBuffer: parsed.quorumPercentageBuffer,
     pChainHeight: parsed.pChainHeight,
+    ...(parsed.destinationBlockchainId ? { destinationBlockchainId: parsed.destinationBlockchainId } : {}),
   };
 }
 

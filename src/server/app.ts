@@ -10,10 +10,15 @@ import { GLACIER, dialectOfPath } from './dialects.js';
 import { sendError } from './errors.js';
 import { mountAggregationRoutes, type AggregationRouteDeps } from './routes/aggregation.js';
 import { mountOpsRoutes, type HttpMetrics, type ReadinessCheck } from './routes/ops.js';
+import { mountStatusRoutes, type StatusSource } from './routes/status.js';
+import { mountOpenApiRoute } from './routes/openapi.js';
+import { PACKAGE_VERSION } from '../util/package-info.js';
 
 interface AppDeps extends AggregationRouteDeps {
   metrics: HttpMetrics;
   readiness: ReadinessCheck;
+  /** The status page's report; none: no status page (publicMode). */
+  status?: StatusSource;
   proxyRouter?: Router;
 }
 
@@ -31,7 +36,9 @@ function requestLogger(logger: Logger) {
       req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
+    autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' || req.url === '/status.json' },
+    // An aggregation's line says which P-Chain height signed (routes/aggregation.ts sets it).
+    customProps: (_req, res) => ((res as Partial<Response>).locals?.aggregation as Record<string, unknown> | undefined) ?? {},
   });
 }
 
@@ -45,6 +52,7 @@ function cors(origins: Config['cors']['origins']) {
       res.setHeader('vary', 'Origin');
       res.setHeader('access-control-allow-headers', 'content-type, x-glacier-api-key, x-data-api-key');
       res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
+      res.setHeader('access-control-expose-headers', 'x-request-id, x-warpgate-pchain-height, x-warpgate-pchain-height-source');
     }
     if (req.method === 'OPTIONS') return void res.status(204).end();
     next();
@@ -68,6 +76,8 @@ export function createApp(deps: AppDeps): express.Express {
   if (config.cors.origins.length > 0) app.use(cors(config.cors.origins));
 
   mountOpsRoutes(app, deps);
+  mountStatusRoutes(app, deps.status);
+  mountOpenApiRoute(app, { version: PACKAGE_VERSION, statusPage: deps.status !== undefined, peerPath: config.peerPath });
   mountAggregationRoutes(app, deps);
   if (deps.proxyRouter) app.use(deps.proxyRouter);
 

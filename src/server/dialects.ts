@@ -13,6 +13,8 @@ export interface FieldNames {
   quorumPercentageBuffer: string;
   /** The first is the name messages about the height use. */
   pChainHeight: readonly [string, ...string[]];
+  destinationBlockchainId: string;
+  timeoutMs: string;
   /** icm-services reads an absent quorum as Go's zero value and treats 0 as the default 67. */
   zeroQuorumMeansDefault: boolean;
 }
@@ -33,6 +35,8 @@ export const GLACIER: Dialect = {
     quorumPercentage: 'quorumPercentage',
     quorumPercentageBuffer: 'quorumPercentageBuffer',
     pChainHeight: ['pChainHeight'],
+    destinationBlockchainId: 'destinationBlockchainId',
+    timeoutMs: 'timeoutMs',
     zeroQuorumMeansDefault: false,
   },
   answer: (signed) => ({ status: 201, body: { signedMessage: bytesToHex(signed) } }),
@@ -48,6 +52,8 @@ export const ICM: Dialect = {
     quorumPercentageBuffer: 'quorum-percentage-buffer',
     // icm-services reads pchain-height; its README says p-chain-height. Accept both.
     pChainHeight: ['pchain-height', 'p-chain-height'],
+    destinationBlockchainId: 'destination-blockchain-id',
+    timeoutMs: 'timeout-ms',
     // Go clients of icm-services send "quorum-percentage": 0 when they mean the default.
     zeroQuorumMeansDefault: true,
   },

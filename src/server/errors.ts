@@ -6,11 +6,19 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { WarpFormatError } from '../warp/errors.js';
-import { DeadlineExceededError, NoSigningValidatorsError, QuorumNotReachedError } from '../aggregator/errors.js';
+import { ChosenHeightError, DeadlineExceededError, NoSigningValidatorsError, QuorumNotReachedError, SigningSubnetNotAllowedError } from '../aggregator/errors.js';
 import { BlsPoolClosedError } from '../bls-pool/errors.js';
 import { OverloadedError } from '../util/overloaded.js';
 import { LookbackExceededError } from '../validators/errors.js';
-import { NodeError, NodeNotConfiguredError, UnfinalizedHeightError, UnknownChainError, UnknownSubnetError, type NodeErrorKind } from '../node/errors.js';
+import {
+  DestinationChainError,
+  NodeError,
+  NodeNotConfiguredError,
+  UnfinalizedHeightError,
+  UnknownChainError,
+  UnknownSubnetError,
+  type NodeErrorKind,
+} from '../node/errors.js';
 import { L1RequestError, type L1RequestErrorKind } from '../l1/errors.js';
 import { bodyParserProblem } from './body-errors.js';
 import { GLACIER, type Dialect } from './dialects.js';
@@ -52,6 +60,8 @@ interface Answer {
   status: number;
   message: string;
   headers?: Record<string, string>;
+  /** False for an answer that wraps an unexpected error (logged, a 500). */
+  expected?: boolean;
 }
 
 /** `heightField`: how the request named the P-Chain height, which messages about the height start with. */
@@ -92,8 +102,17 @@ const ERROR_TABLE: ReadonlyMap<unknown, ToAnswer<Error>> = new Map([
   row(DeadlineExceededError, (e) => ({ status: 504, message: e.message })),
   row(UnfinalizedHeightError, aboutHeight),
   row(LookbackExceededError, aboutHeight),
-  // No signer in the current set is the network's state; in the set at a height the client chose, its choice.
-  row(NoSigningValidatorsError, (e, heightField) => (e.pChainHeight === 0 ? { status: 503, message: e.message } : aboutHeight(e, heightField))),
+  // No signer in the set at a height the service chose is the network's state; at a height the client chose, its choice.
+  row(NoSigningValidatorsError, (e, heightField) => (e.heightSource === 'explicit' ? aboutHeight(e, heightField) : { status: 503, message: e.message })),
+  row(SigningSubnetNotAllowedError, (e) => ({ status: 403, message: e.message })),
+  // The destination chain named (or the Teleporter message's) could not be read: never a silent other height.
+  row(DestinationChainError, (e) => ({ status: 502, message: e.message })),
+  // What the cause would blame on the client's height is the network's state at a height the service chose.
+  row(ChosenHeightError, (e, heightField) => {
+    const cause = classifyError(e.cause, heightField);
+    if (!cause.expected) return cause;
+    return cause.status === 400 ? { status: 503, message: e.message, headers: { 'retry-after': '1' } } : { status: cause.status, message: cause.message, headers: cause.headers };
+  }),
   row(NodeNotConfiguredError, (e) => ({ status: 503, message: e.message })),
   row(UnknownChainError, (e) => ({ status: 404, message: e.message })),
   row(UnknownSubnetError, (e) => ({ status: 404, message: e.message })),
@@ -121,8 +140,8 @@ interface Classified {
 export function classifyError(err: unknown, heightField = GLACIER.fields.pChainHeight[0]): Classified {
   const toAnswer = typeof err === 'object' && err !== null ? tableRowOf(err) : undefined;
   if (toAnswer) {
-    const { status, message, headers = {} } = toAnswer(err as Error, heightField);
-    return { status, message, headers, expected: true };
+    const { status, message, headers = {}, expected = true } = toAnswer(err as Error, heightField);
+    return { status, message, headers, expected };
   }
   const body = bodyParserProblem(err);
   if (body) return { status: body.status, message: body.message, headers: {}, expected: true };

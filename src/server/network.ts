@@ -11,6 +11,9 @@ const NETWORK_IDS: ReadonlyMap<string, number> = new Map([
   ['testnet', 5],
 ]);
 
+/** The `{network}` path values the aggregation endpoints accept (the OpenAPI document lists them). */
+export const NETWORK_NAMES: readonly string[] = [...NETWORK_IDS.keys()];
+
 /** The network ID a `{network}` path value names; anything else is a 400. */
 export function requireNetwork(network: string): number {
   const id = NETWORK_IDS.get(network);

@@ -1,6 +1,6 @@
 // The one parser of the quorum options (signing subnet, quorum percentage and buffer, P-Chain
-// height), whether a POST body carries them as JSON values or GET …/aggregateSignatures/{txHash}
-// as query strings. The rules (ranges, defaults, the sum) are written once, here; how a value is
+// height, destination chain, the client's own timeout), whether a POST body carries them as JSON
+// values or GET …/aggregateSignatures/{txHash} as query strings. The rules (ranges, defaults, the sum) are written once, here; how a value is
 // read, and what a client is told when it is not a value at all, is each source's own.
 import { parseId } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
@@ -13,6 +13,10 @@ export interface QuorumOptions {
   quorumPercentage: number;
   quorumPercentageBuffer: number;
   pChainHeight: number;
+  /** The chain that will verify the message: its epoch's P-Chain height is signed at. */
+  destinationBlockchainId?: Uint8Array;
+  /** How long the client waits, in ms; the configured aggregation.deadlineMs caps it. */
+  timeoutMs?: number;
 }
 
 /** Where the options are read from. Each method answers undefined for a field not given. */
@@ -91,5 +95,17 @@ export function parseQuorumOptions(source: FieldSource, names: FieldNames): Quor
   }
   const heightField = names.pChainHeight.find((name) => source.has(name)) ?? names.pChainHeight[0];
   const pChainHeight = integerIn(source, heightField, 0, Number.MAX_SAFE_INTEGER, 0);
-  return { signingSubnetId, quorumPercentage, quorumPercentageBuffer, pChainHeight };
+  const destinationBlockchainId = source.id(names.destinationBlockchainId);
+  // Above the configured deadline it is cut to it (Aggregator.startDeadline): a relayer's own
+  // deadline longer than ours is no mistake.
+  const timeout = source.integer(names.timeoutMs);
+  if (timeout !== undefined && timeout.value < 1) throw new BadRequestError(names.timeoutMs, `must be a positive number of milliseconds, got ${timeout.text}`);
+  return {
+    signingSubnetId,
+    quorumPercentage,
+    quorumPercentageBuffer,
+    pChainHeight,
+    ...(destinationBlockchainId ? { destinationBlockchainId } : {}),
+    ...(timeout ? { timeoutMs: timeout.value } : {}),
+  };
 }

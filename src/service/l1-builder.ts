@@ -17,6 +17,7 @@ function request(built: PChainL1Message, networkId: number, options: QuorumOptio
     quorumPercentage: options.quorumPercentage,
     quorumPercentageBuffer: options.quorumPercentageBuffer,
     pChainHeight: options.pChainHeight,
+    ...(options.destinationBlockchainId ? { destinationBlockchainId: options.destinationBlockchainId } : {}),
   };
 }
 

@@ -34,7 +34,13 @@ export class Metrics implements HttpMetrics {
   readonly p2pAppErrors: Counter<'code'>;
   readonly p2pDialFailures: Counter<'kind'>;
   readonly connectedStakePercent: Gauge<'subnet'>;
+  /** readiness.quorumPercentage, so a dashboard draws connected stake against it. */
+  readonly readinessQuorumPercent: Gauge<string>;
   readonly signatureResponses: Counter<'result'>;
+  readonly heightSources: Counter<'source'>;
+  readonly messageSigners: Histogram<string>;
+  readonly signersLeftOut: Counter<string>;
+  readonly subsetCheckSeconds: Histogram<string>;
   readonly signatureCache: Counter<'result'>;
   readonly pchainSeconds: Histogram<'method'>;
   readonly pchainErrors: Counter<'method' | 'kind'>;
@@ -117,6 +123,30 @@ export class Metrics implements HttpMetrics {
         for (const s of stakes) this.set({ subnet: s.subnet }, s.percent);
       },
     });
+    this.readinessQuorumPercent = new Gauge({ name: 'warpgate_readiness_quorum_percent', help: 'The connected stake /ready requires of each subnet in readiness.subnets (readiness.quorumPercentage)', registers });
+    this.heightSources = new Counter({
+      name: 'warpgate_pchain_height_source_total',
+      help: 'Aggregations by where the P-Chain height they signed at came from: explicit (the client), epoch (the destination chain), proposed (platform.getProposedHeight)',
+      labelNames: ['source'],
+      registers,
+    });
+    this.messageSigners = new Histogram({
+      name: 'warpgate_message_signers',
+      help: 'Signers in each signed message (the destination pays gas per signer)',
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 350, 500, 750, 1000, 2000, 5000],
+      registers,
+    });
+    this.signersLeftOut = new Counter({
+      name: 'warpgate_signers_left_out_total',
+      help: 'Signatures proven by the final check but left out of the message as redundant (aggregation.minimizeSigners)',
+      registers,
+    });
+    this.subsetCheckSeconds = new Histogram({
+      name: 'warpgate_subset_check_seconds',
+      help: 'Time to check the aggregate of the fewest signers on its own, per aggregation that needed it',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+      registers,
+    });
     this.signatureResponses = new Counter({ name: 'warpgate_signature_responses_total', help: 'Signature responses from peers by result', labelNames: ['result'], registers });
     this.signatureCache = new Counter({ name: 'warpgate_signature_cache_total', help: 'Signature cache lookups by result (hit: at least one signature cached)', labelNames: ['result'], registers });
     this.pchainSeconds = new Histogram({ name: 'warpgate_pchain_call_seconds', help: 'P-Chain JSON-RPC call latency by method', labelNames: ['method'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers });
@@ -157,11 +187,15 @@ export class Metrics implements HttpMetrics {
 
   /** What the aggregator reports: answers from peers, cache lookups, finished aggregations. */
   readonly aggregatorEvents: NonNullable<AggregatorOptions['events']> = {
+    onHeight: (source) => this.heightSources.inc({ source }),
     onResponse: (result) => this.signatureResponses.inc({ result }),
     onCache: (hit) => this.signatureCache.inc({ result: hit ? 'hit' : 'miss' }),
     onAggregation: (e) => {
       this.aggregationSeconds.observe({ outcome: e.outcome }, e.ms / 1000);
-      if (e.signedWeight !== undefined && e.totalWeight !== undefined && e.totalWeight > 0n) {
+      if (e.signers !== undefined) this.messageSigners.observe(e.signers);
+      if (e.signers !== undefined && e.signaturesProven !== undefined) this.signersLeftOut.inc(e.signaturesProven - e.signers);
+      if (e.subsetCheckMs) this.subsetCheckSeconds.observe(e.subsetCheckMs / 1000);
+      if (e.outcome === 'success' && e.signedWeight !== undefined && e.totalWeight !== undefined && e.totalWeight > 0n) {
         this.signedWeightRatio.observe(Number(e.signedWeight) / Number(e.totalWeight));
         this.lastSignedWeight.set(Number(e.signedWeight));
         this.lastTotalWeight.set(Number(e.totalWeight));

@@ -22,6 +22,7 @@ export function trackValidatorSets(sets: ValidatorSets, observers: readonly SetO
         return set;
       }),
     signingSubnetFor: (...args: Parameters<ValidatorSets['signingSubnetFor']>) => sets.signingSubnetFor(...args),
+    proposedHeight: (...args: Parameters<ValidatorSets['proposedHeight']>) => sets.proposedHeight(...args),
   };
 }
 

@@ -1,13 +1,14 @@
-// One running service from a Config, built in dependency order: logger, metrics (the registry the
-// parts report to), BLS pool, node client, validator sets and the peer admission and validator
-// directory they feed, signer peers, the avalanchego peer transport, the routing over both,
-// readiness, aggregator, forwarded read endpoints, then the HTTP app and server. close() is the
-// graceful shutdown and takes the parts down in reverse: stop accepting, let in-flight
-// aggregations finish up to the grace period, then close peers, upstream connections and workers.
+// One running service from a Config, built in dependency order: logger, metrics and the status
+// model (what the parts report to), BLS pool, node client, validator sets and the peer admission
+// and validator directory they feed, signer peers, the avalanchego peer transport, the routing
+// over both, readiness, aggregator, forwarded read endpoints, then the HTTP app and server.
+// close() is the graceful shutdown and takes the parts down in reverse: stop accepting, let
+// in-flight aggregations finish up to the grace period, then close peers, upstream connections
+// and workers.
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { loadBackend } from '../bls/index.js';
-import { Aggregator, type ValidatorSets } from '../aggregator/aggregator.js';
+import { Aggregator, type AggregatorOptions, type ValidatorSets } from '../aggregator/aggregator.js';
 import { SignatureCache } from '../aggregator/signature-cache.js';
 import type { VerificationStrategy } from '../aggregator/verification.js';
 import { BlsPool } from '../bls-pool/pool.js';
@@ -15,17 +16,22 @@ import type { PChainClient } from '../node/pchain.js';
 import type { PeerPool } from '../peers/pool.js';
 import { createProxyRouter } from '../proxy/index.js';
 import { redactConfig, type Config } from '../config/config.js';
+import { parseCb58Id } from '../warp/cb58.js';
 import { createApp } from '../server/app.js';
+import { PACKAGE_VERSION } from '../util/package-info.js';
+import { AnswerTracker } from './answer-tracker.js';
 import type { L1MessageBuilder } from '../server/routes/aggregation.js';
 import { createHttpServer, listen, stopListening } from './http-server.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
+import { openDestinationEpochs } from './destinations.js';
 import { connectNode, type NodeClient } from './node-client.js';
 import { P2PTransport } from './p2p.js';
 import { loadP2PIdentity } from './p2p-identity.js';
 import { createPeerPool } from './peers.js';
 import { Readiness } from './readiness.js';
 import { SignerRouting } from './signer-routing.js';
+import { StatusModel, type StatusTransport } from './status.js';
 import { openValidatorSets, p2pEnabled } from './validator-sets.js';
 
 export interface Service {
@@ -55,9 +61,29 @@ export interface ServiceOptions {
   l1?: (node: NodeClient) => L1MessageBuilder;
 }
 
+type AggregatorEvents = NonNullable<AggregatorOptions['events']>;
+
+/** Every event to each listener in turn: one handler object for the aggregator, whatever events its listeners know. */
+function allOf(...listeners: AggregatorEvents[]): AggregatorEvents {
+  const names = new Set(listeners.flatMap((l) => Object.keys(l))) as Set<keyof AggregatorEvents>;
+  return Object.fromEntries(
+    [...names].map((name) => [name, (...args: unknown[]) => listeners.forEach((l) => (l[name] as ((...a: unknown[]) => void) | undefined)?.(...args))]),
+  ) as AggregatorEvents;
+}
+
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const metrics = new Metrics();
+  metrics.readinessQuorumPercent.set(config.readiness.quorumPercentage);
+  const status = new StatusModel({
+    version: PACKAGE_VERSION,
+    refreshMs: config.status.refreshMs,
+    maxRecent: config.status.recentAggregations,
+    validatorsPerSubnet: config.status.validatorsPerSubnet,
+    trackedSubnets: config.readiness.subnets,
+    quorumPercentage: config.readiness.quorumPercentage,
+  });
+  const answers = new AnswerTracker(config.status.trackedValidators);
   const bls = loadBackend(config.bls.backend, { onFallback: (reason) => logger.warn({ reason }, 'blst could not load; using the pure-JS BLS backend') });
   // Before anything starts: a p2p identity file that cannot be used ends the start (a ConfigError).
   const p2pIdentity = p2pEnabled(config) ? loadP2PIdentity(config.p2p, bls) : undefined;
@@ -90,17 +116,21 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     subnets,
     quorumPercentage: config.readiness.quorumPercentage,
   });
+  const cache = new SignatureCache(config.signatureCache);
   const aggregator = new Aggregator({
     sets,
-    peers: routing,
+    epochs: openDestinationEpochs(config, node, metrics.nodeCall, logger),
+    allowedSigningSubnets: config.aggregation.allowedSigningSubnets.map((id) => parseCb58Id(id, 'aggregation.allowedSigningSubnets')),
+    peers: answers.observe(routing),
     pool,
-    cache: new SignatureCache(config.signatureCache),
+    cache,
     deadlineMs: config.aggregation.deadlineMs,
     requestTimeoutMs: config.aggregation.requestTimeoutMs,
     maxConcurrent: config.aggregation.maxConcurrent,
+    minimizeSigners: config.aggregation.minimizeSigners,
     fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
     verification: opts.verification,
-    events: metrics.aggregatorEvents,
+    events: allOf(metrics.aggregatorEvents, status.aggregatorEvents),
   });
   const proxy = createProxyRouter({
     upstreams: {
@@ -123,6 +153,17 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     aggregationsInFlight: () => aggregator.active,
     connectedStake: async () => (await readiness.connectedStake()).map((s) => ({ subnet: s.subnetId, percent: s.connectedPercent })),
   });
+  const transports: StatusTransport[] = [{ name: 'websocket', connectedCount: () => peers.connectedKeys().length, isConnected: (v) => peers.isConnected(v.publicKeyHex) }];
+  if (p2p) transports.push({ name: 'p2p', connectedCount: () => p2p.connectedCount(), isConnected: (v) => v.nodeIds.some((id) => p2p.isConnected(id)) });
+  status.readLiveFrom({
+    readiness: () => readiness.check(),
+    sets,
+    transports,
+    answers,
+    aggregationsInFlight: () => aggregator.active,
+    cache: () => ({ ...cache.size, maxMessages: config.signatureCache.maxMessages, maxSignatures: config.signatureCache.maxSignatures }),
+    workers: () => ({ threads: pool.threads, queued: pool.backlog, maxQueue: config.workers.maxQueue }),
+  });
 
   const app = createApp({
     config,
@@ -130,6 +171,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     metrics,
     logger,
     readiness: () => readiness.check(),
+    // publicMode serves what the public API server does: no page about this service's peers.
+    status: config.publicMode ? undefined : { report: () => status.report(), refreshMs: config.status.refreshMs },
     proxyRouter: proxy.router,
     l1: node && opts.l1 ? opts.l1(node) : undefined,
     nodeNetworkId: node?.nodeNetworkId,

@@ -25,6 +25,9 @@ class NoNodeConfigured implements ValidatorSets {
   signingSubnetFor(): Promise<never> {
     return Promise.reject(this.fail());
   }
+  proposedHeight(): Promise<never> {
+    return Promise.reject(this.fail());
+  }
 }
 
 interface ServedValidatorSets {

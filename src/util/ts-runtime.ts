@@ -1,26 +1,46 @@
-// Child processes start without the tsx loader that the CLI registered in its own thread, so
-// every place that forks one passes these arguments to node. Worker threads start from a plain-JS
-// entry that registers tsx itself (ts-worker.mjs, made with tsWorker()).
+// Worker threads and child processes run the same kind of code as the process that starts them:
+// the compiled JavaScript when warpgate runs from dist/ (the installed package, the Docker image,
+// `npm start`), its TypeScript sources when it runs from src/ (the tests, `npm run dev`, the
+// bench). Sources need tsx, which neither inherits: child processes get it in their node
+// arguments (tsExecArgv), worker threads start from a plain-JS entry that registers it
+// (ts-worker.mjs, through tsWorker()). Compiled code needs neither, and tsx is a development
+// dependency only: it is never resolved there.
 import { fileURLToPath } from 'node:url';
 
-const tsxLoader = import.meta.resolve('tsx');
+/** True when this module runs as compiled JavaScript (dist/), false when it runs as TypeScript (src/). */
+const COMPILED = import.meta.url.endsWith('.js');
 
-/** node arguments that let a new thread or process load our .ts files. */
-export function tsExecArgv(): string[] {
-  const inherited = process.execArgv.filter((a) => !a.startsWith('--inspect'));
-  return inherited.includes(tsxLoader) ? inherited : [...inherited, '--import', tsxLoader];
+/** A module's URL as the running code has it: `…/x.ts` names `…/x.js` once compiled. */
+function runnable(module: URL): URL {
+  return COMPILED ? new URL(module.href.replace(/\.ts$/, '.js')) : module;
 }
 
-/** Absolute path of a file of this package, given relative to the package root. */
-export function packagePath(relative: string): string {
-  return fileURLToPath(new URL(`../../${relative}`, import.meta.url));
+/** node arguments that let a new process load this package's modules the way this one does. */
+export function tsExecArgv(): string[] {
+  const inherited = process.execArgv.filter((a) => !a.startsWith('--inspect'));
+  if (COMPILED) return inherited;
+  const tsxLoader = import.meta.resolve('tsx');
+  const hasTsx = inherited.some((a, i) => inherited[i - 1] === '--import' && (a === tsxLoader || a === 'tsx'));
+  return hasTsx ? inherited : [...inherited, '--import', tsxLoader];
 }
 
 /**
- * The entry file and workerData of a worker thread (a piscina pool's) that runs the TypeScript
- * module at `module`: the thread starts in ts-worker.mjs, which loads it and hands on its
- * default export. `data` travels with it as the rest of workerData.
+ * Absolute path of a file of this package, given relative to the package root. A module of the
+ * sources (`src/….ts`) is named as the running code has it: `dist/….js` once compiled.
  */
-export function tsWorker<D extends object>(module: URL, data: D): { filename: string; workerData: D & { tsModule: string } } {
+export function packagePath(relative: string): string {
+  const compiledModule = COMPILED ? /^src\/(.+)\.ts$/.exec(relative) : null;
+  const path = compiledModule ? `dist/${compiledModule[1]}.js` : relative;
+  return fileURLToPath(new URL(`../../${path}`, import.meta.url));
+}
+
+/**
+ * The entry file and workerData of a worker thread (a piscina pool's) that runs the module at
+ * `module` (given as its `.ts` source, next to the caller). Compiled, the thread starts in that
+ * module's `.js` itself. From the sources it starts in ts-worker.mjs, which registers tsx, loads
+ * the module and hands on its default export. `data` travels with it as the rest of workerData.
+ */
+export function tsWorker<D extends object>(module: URL, data: D): { filename: string; workerData: D & { tsModule?: string } } {
+  if (COMPILED) return { filename: runnable(module).href, workerData: data };
   return { filename: new URL('./ts-worker.mjs', import.meta.url).href, workerData: { ...data, tsModule: module.href } };
 }

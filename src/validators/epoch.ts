@@ -37,10 +37,18 @@ export function epochExpiryMs(epoch: Epoch, durationMs: number): number {
 }
 
 /**
- * Until when (unix ms) an epoch read at `nowMs` may be reused. Normally its expiry; but an idle
- * chain keeps reporting an epoch past its expiry (no block has sealed it yet), and without a floor
- * every request would ask again, so it is reused for at least `minRefreshMs` more.
+ * avalanchego's maxSkew (vms/proposervm/block.go): a block may carry a timestamp up to 10 s ahead
+ * of the verifying node's clock, so the block that seals an epoch can come that long before
+ * startTime + D by our clock.
  */
-export function epochCacheDeadlineMs(epoch: Epoch, durationMs: number, nowMs: number, minRefreshMs: number): number {
-  return Math.max(epochExpiryMs(epoch, durationMs), nowMs + minRefreshMs);
+export const MAX_CLOCK_SKEW_MS = 10_000;
+
+/**
+ * Until when (unix ms) an epoch read at `nowMs` may be reused. Normally its expiry, `earlyMs`
+ * sooner (MAX_CLOCK_SKEW_MS, so that an early sealing block does not outlive the cache); but an
+ * idle chain keeps reporting an epoch past its expiry (no block has sealed it yet), and without a
+ * floor every request would ask again, so it is reused for at least `minRefreshMs` more.
+ */
+export function epochCacheDeadlineMs(epoch: Epoch, durationMs: number, nowMs: number, minRefreshMs: number, earlyMs = 0): number {
+  return Math.max(epochExpiryMs(epoch, durationMs) - earlyMs, nowMs + minRefreshMs);
 }

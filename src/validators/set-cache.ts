@@ -14,7 +14,10 @@
 // - a height a client chose is refused when it is more than maxLookback heights below the
 //   P-Chain's current height (as icm-services' signature aggregator does): rebuilding an old set
 //   costs the node dearly and holds its P-Chain lock. The current height is cached like the
-//   current set;
+//   current set. Heights the service chooses (a destination's epoch, the proposed height) are
+//   never refused;
+// - the P-Chain's proposed height (platform.getProposedHeight), the height signed at without a
+//   destination epoch, is reused for currentTtlMs and never served stale past it;
 // - avalanchego answers an empty set for a subnet it does not know, so an empty answer is
 //   checked with platform.getSubnet: an unknown subnet is an UnknownSubnetError, not a set;
 // - parsed BLS keys are remembered across sets (PublicKeyCache), so refreshing the current set
@@ -38,6 +41,7 @@ interface CallOptions {
  */
 export interface ValidatorSetSource {
   getHeight(opts?: CallOptions): Promise<number>;
+  getProposedHeight(opts?: CallOptions): Promise<number>;
   getCurrentValidators(subnetId: Uint8Array, opts?: CallOptions): Promise<ValidatorEntry[]>;
   getValidatorsAt(height: number | 'proposed', subnetId: Uint8Array, opts?: CallOptions): Promise<ValidatorEntry[]>;
   validatedBy(blockchainId: Uint8Array, opts?: CallOptions): Promise<Uint8Array>;
@@ -94,6 +98,9 @@ export class ValidatorSetCache {
   /** The P-Chain's current height, for the lookback bound: one value, kept like the current set. */
   private tip: { height: number; expiresAt: number; staleUntil: number } | undefined;
   private readonly tipInFlight = new SharedCalls<number>(1);
+  /** The P-Chain's proposed height, reused for currentTtlMs. */
+  private proposed: { height: number; expiresAt: number } | undefined;
+  private readonly proposedInFlight = new SharedCalls<number>(1);
 
   constructor(options: ValidatorSetCacheOptions) {
     this.client = options.client;
@@ -186,6 +193,27 @@ export class ValidatorSetCache {
       return known.height;
     }
     return this.tipInFlight.join('tip', fetchTip, signal);
+  }
+
+  /**
+   * platform.getProposedHeight: the height a chain verifies against without epochs. Reused for
+   * currentTtlMs and never past it: a set read at an old height puts signers' bits where the
+   * destination no longer has them once a validator has joined or left.
+   */
+  async proposedHeight(request: { signal?: AbortSignal } = {}): Promise<number> {
+    const known = this.proposed;
+    if (known && known.expiresAt > this.now()) return known.height;
+    return this.proposedInFlight.join(
+      'proposed',
+      async (signal) => {
+        const height = await this.client.getProposedHeight({ signal });
+        // Heights only grow: an answer from a lagging node never moves it back.
+        const best = Math.max(height, this.proposed?.height ?? 0);
+        this.proposed = { height: best, expiresAt: this.now() + this.currentTtlMs };
+        return best;
+      },
+      request.signal,
+    );
   }
 
   /**

@@ -14,7 +14,7 @@ import * as AbiParameters from 'ox/AbiParameters';
 import { MAX_PAYLOAD_BYTES } from './codec.js';
 import { WarpFormatError } from './errors.js';
 import { bytesTo0xHex, bytesToHex, hexToBytes } from './hex.js';
-import type { WarpPayload } from './payload.js';
+import { parsePayload, type WarpPayload } from './payload.js';
 
 /** TeleporterMessenger v1.0.0, deployed with Nick's method at this address on every chain. */
 export const TELEPORTER_MESSENGER_V1_ADDRESS = hexToBytes('0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf');
@@ -122,6 +122,21 @@ export function decodeTeleporterMessage(payload: Uint8Array): TeleporterMessage 
 /** The Teleporter message carried by a parsed Warp payload, or null (a Hash payload, or not Teleporter). */
 export function teleporterMessageOfPayload(payload: WarpPayload): TeleporterMessage | null {
   return payload.type === 'AddressedCall' ? decodeTeleporterMessage(payload.payload) : null;
+}
+
+/**
+ * The chain a Teleporter message is for: its destinationBlockchainID, when the unsigned message's
+ * payload is an AddressedCall carrying a TeleporterMessage; else null. Never throws.
+ */
+export function teleporterDestination(message: { payload: Uint8Array }): Uint8Array | null {
+  let payload: WarpPayload;
+  try {
+    payload = parsePayload(message.payload);
+  } catch (err) {
+    if (err instanceof WarpFormatError) return null;
+    throw err;
+  }
+  return teleporterMessageOfPayload(payload)?.destinationBlockchainID ?? null;
 }
 
 const MAX_UINT256 = (1n << 256n) - 1n;

@@ -4,12 +4,12 @@
 // signed message is checked with verifySignedMessage under the noble backend (not the blst one
 // the workers use).
 import { describe, expect, it } from 'vitest';
-import { Aggregator, type AggregationRequest, type AggregationResult, type AggregatorOptions, type ValidatorSets } from '../../src/aggregator/aggregator.js';
+import { Aggregator, type AggregationEvent, type AggregationRequest, type AggregationResult, type AggregatorOptions, type ValidatorSets } from '../../src/aggregator/aggregator.js';
 import type { ResponseResult } from '../../src/aggregator/collection.js';
 import { REQUEST_CANCELLED } from '../../src/aggregator/peer-source.js';
 import { perSignatureVerify } from '../../bench/per-signature-verify.js';
 import { BlsPool } from '../../src/bls-pool/pool.js';
-import { DeadlineExceededError, QuorumNotReachedError } from '../../src/aggregator/errors.js';
+import { DeadlineExceededError, QuorumNotReachedError, SigningSubnetNotAllowedError } from '../../src/aggregator/errors.js';
 import { OverloadedError } from '../../src/util/overloaded.js';
 import { classifyError } from '../../src/server/errors.js';
 import { SignatureCache } from '../../src/aggregator/signature-cache.js';
@@ -18,10 +18,15 @@ import { verifySignedMessage } from '../../src/validators/verify.js';
 import { decodeSigners } from '../../src/warp/bitset.js';
 import { bytesToHex } from '../../src/warp/hex.js';
 import { parseSignedMessage } from '../../src/warp/signed-message.js';
+import { encodeAddressedCall } from '../../src/warp/payload.js';
+import { encodeTeleporterMessage, TELEPORTER_MESSENGER_V1_ADDRESS } from '../../src/warp/teleporter.js';
+import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
 import {
   FakePeers,
   NETWORK_ID,
+  PROPOSED_HEIGHT,
   SUBNET,
+  fixedEpochs,
   fixedSets,
   message,
   sign,
@@ -60,6 +65,7 @@ function peersWith(n: TestNetwork, behaviours: [pkHex: string, b: Behaviour][] =
 function aggregator(peers: FakePeers, over: Partial<AggregatorOptions> = {}, n: TestNetwork = net): Aggregator {
   return new Aggregator({
     sets: fixedSets(n),
+    epochs: fixedEpochs(),
     peers,
     pool,
     cache: new SignatureCache(),
@@ -212,7 +218,8 @@ describe('the deadline', () => {
     const peers = peersWith(net);
     const sets = fixedSets(net);
     const agg = new Aggregator({
-      sets: { get: async (s, h) => new Promise((r) => setTimeout(() => r(sets.get(s, h)), 300)), signingSubnetFor: sets.signingSubnetFor },
+      sets: { get: async (s, h) => new Promise((r) => setTimeout(() => r(sets.get(s, h)), 300)), signingSubnetFor: sets.signingSubnetFor, proposedHeight: sets.proposedHeight },
+      epochs: fixedEpochs(),
       peers,
       pool,
       cache: new SignatureCache(),
@@ -302,6 +309,41 @@ describe('bad signatures', () => {
     const signers = expectValid(result, 90, big);
     for (const k of bad) expect(signers).not.toContain(k);
     expect(new Set(peers.penalties.map((p) => p.pkHex))).toEqual(new Set(bad));
+  });
+});
+
+describe('what a finished aggregation reports', () => {
+  it('the time the signers took: until the weight completing the target had arrived, 0 when it all came from the cache', async () => {
+    // No extra weight and no hedge before the deadline: the heaviest (40), which answers after
+    // 300 ms, is among the validators that must sign, so the target cannot be complete before then.
+    const peers = peersWith(net, [[byWeight(40), { kind: 'honest', delayMs: 300 }]]);
+    const events: AggregationEvent[] = [];
+    const agg = aggregator(peers, { events: { onAggregation: (e) => events.push(e) }, fanOut: { extraWeightPercent: 0, hedgeDelayMs: 5_000 } });
+    const req = request();
+    const first = await agg.aggregate(req);
+    expect(expectValid(first)).toContain(byWeight(40));
+    expect(first.idealMs).toBeGreaterThanOrEqual(300);
+    const second = await agg.aggregate(req);
+    expect(second.stats.fromCache).toBe(first.signers.length);
+    expect(second.idealMs).toBe(0);
+
+    expect(events).toHaveLength(2);
+    expect(events[0]).toMatchObject({ outcome: 'success', subnetId: SUBNET, signers: first.signers.length, signedWeight: first.signedWeight, totalWeight: 240n, idealMs: first.idealMs });
+    // The time the signers took is part of the whole aggregation's.
+    expect(events[0]!.idealMs!).toBeLessThanOrEqual(events[0]!.ms);
+    expect(events[1]).toMatchObject({ outcome: 'success', idealMs: 0 });
+  });
+
+  it('a failure reports the subnet and, for a quorum not reached, the weight that signed; an error its kind', async () => {
+    const events: AggregationEvent[] = [];
+    const onAggregation = (e: AggregationEvent): number => events.push(e);
+    const refusing = peersWith(net, net.validators.map((v): [string, Behaviour] => [v.pkHex, { kind: v.weight >= 20n ? 'honest' : 'refuse' }]));
+    await expect(aggregator(refusing, { events: { onAggregation } }).aggregate(request())).rejects.toBeInstanceOf(QuorumNotReachedError);
+    const neverSets: ValidatorSets = { get: () => new Promise(() => undefined), signingSubnetFor: () => new Promise(() => undefined), proposedHeight: () => new Promise(() => undefined) };
+    await expect(aggregator(peersWith(net), { events: { onAggregation }, sets: neverSets, deadlineMs: 200 }).aggregate(request({ signingSubnetId: SUBNET }))).rejects.toBeInstanceOf(DeadlineExceededError);
+    expect(events[0]).toMatchObject({ outcome: 'quorum_not_reached', subnetId: SUBNET, signedWeight: 115n, totalWeight: 240n });
+    expect(events[0]).not.toHaveProperty('idealMs');
+    expect(events[1]).toMatchObject({ outcome: 'error', subnetId: SUBNET, error: 'DeadlineExceededError' });
   });
 });
 
@@ -411,8 +453,9 @@ describe('the deadline bounds the whole aggregation', () => {
           opts?.signal?.addEventListener('abort', () => reject(opts.signal!.reason as unknown), { once: true });
         }),
       signingSubnetFor: async () => SUBNET,
+      proposedHeight: async () => 1,
     };
-    const agg = new Aggregator({ sets: never, peers, pool, cache: new SignatureCache(), deadlineMs: 300 });
+    const agg = new Aggregator({ sets: never, epochs: fixedEpochs(), peers, pool, cache: new SignatureCache(), deadlineMs: 300 });
     const err = await settles(rejection(agg.aggregate(request())), 10_000);
     expect(err).toBeInstanceOf(DeadlineExceededError);
     expect((err as Error).message).toBe('the aggregation deadline of 300 ms passed while the validator set was being read from the P-Chain');
@@ -425,7 +468,8 @@ describe('the deadline bounds the whole aggregation', () => {
     const peers = peersWith(net);
     const sets = fixedSets(net);
     const agg = new Aggregator({
-      sets: { get: sets.get, signingSubnetFor: () => new Promise<Uint8Array>(() => {}) },
+      sets: { get: sets.get, signingSubnetFor: () => new Promise<Uint8Array>(() => {}), proposedHeight: sets.proposedHeight },
+      epochs: fixedEpochs(),
       peers,
       pool,
       cache: new SignatureCache(),
@@ -452,7 +496,7 @@ describe('the deadline bounds the whole aggregation', () => {
         backlogDone = true;
       });
       const peers = peersWith(net);
-      const agg = new Aggregator({ sets: fixedSets(net), peers, pool: busy, cache: new SignatureCache(), deadlineMs: 600, requestTimeoutMs: 500 });
+      const agg = new Aggregator({ sets: fixedSets(net), epochs: fixedEpochs(), peers, pool: busy, cache: new SignatureCache(), deadlineMs: 600, requestTimeoutMs: 500 });
       const err = await rejection(agg.aggregate(request()));
       const answeredBeforeBacklog = !backlogDone;
       expect(err).toBeInstanceOf(DeadlineExceededError);
@@ -474,3 +518,198 @@ function settles<T>(p: Promise<T>, ms: number): Promise<T> {
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
+
+describe('the fewest signers', () => {
+  // 60% + 10% buffer of 240 is 168. The four lightest (3, 4, 5, 6: 18) answer first, one by one,
+  // and are each checked while the target is far; the others answer together later, and the
+  // heaviest of them (40 … 14: 163) complete the target. Of those eleven, 3, 4 and 5 are then
+  // redundant: 163 + 6 = 169 already reaches 168.
+  const lightFirst = (): [string, Behaviour][] =>
+    net.validators.map((v) => [v.pkHex, { kind: 'honest', delayMs: v.weight <= 6n ? Number(v.weight) - 2 : 60 }]);
+  const buffered = (): AggregationRequest => request({ quorumPercentage: 60, quorumPercentageBuffer: 10 });
+
+  /** Signers of the message whose weight the message could do without and still reach `target`. */
+  function redundantSigners(result: AggregationResult, target: bigint): string[] {
+    const signers = expectValid(result, 60);
+    const weightOf = (k: string): bigint => net.byKey.get(k)!.weight;
+    const total = signers.reduce((w, k) => w + weightOf(k), 0n);
+    expect(total).toBe(result.signedWeight);
+    return signers.filter((k) => total - weightOf(k) >= target);
+  }
+
+  it('with a buffer and uneven weights, no signer in the message is redundant; every signature checked is cached', async () => {
+    const peers = peersWith(net, lightFirst());
+    const cache = new SignatureCache();
+    const req = buffered();
+    const result = await aggregator(peers, { cache, fanOut: { extraWeightPercent: 100 } }).aggregate(req);
+    const target = requiredWeight(240n, 70);
+    expect(redundantSigners(result, target)).toEqual([]);
+    expect(result.signedWeight).toBeGreaterThanOrEqual(target);
+    const signers = expectValid(result, 70);
+    expect(signers).not.toContain(byWeight(3));
+    expect(signers).toHaveLength(8);
+    // Eleven were proven; the subset of eight got its own check.
+    expect(result.signaturesProven).toBe(11);
+    expect(result.subsetCheckMs).toBeGreaterThan(0);
+    // The signatures left out of the message were proven by the aggregate check all the same.
+    expect(cache.get(bytesToHex(req.message.id)).has(byWeight(3))).toBe(true);
+  });
+
+  it('with aggregation.minimizeSigners off, the same answers give a message carrying the redundant ones', async () => {
+    const peers = peersWith(net, lightFirst());
+    const result = await aggregator(peers, { minimizeSigners: false, fanOut: { extraWeightPercent: 100 } }).aggregate(buffered());
+    const redundant = redundantSigners(result, requiredWeight(240n, 70));
+    expect(redundant).toEqual(expect.arrayContaining([byWeight(3), byWeight(4), byWeight(5)]));
+    expect(expectValid(result, 70)).toHaveLength(11);
+    expect(result).toMatchObject({ signaturesProven: 11, subsetCheckMs: 0 });
+  });
+
+  it('two bad signatures that cancel out, one left out of the message: the subset’s own check fails, bisection finds both, collecting goes on', async () => {
+    // 3 answers first and is checked alone; 40 comes with the rest. The aggregate of everything
+    // checked passes (the two cancel), but 3 is redundant at 67% (40 … 14 make 163 of 161): the
+    // message without it would carry 40's bad half alone. Its subset check fails instead.
+    const req = request();
+    const [a, b] = [byWeight(40), byWeight(3)];
+    const [sa, sb] = cancellingPair(sign(net.byKey.get(a)!, req.message.bytes), sign(net.byKey.get(b)!, req.message.bytes));
+    const peers = peersWith(
+      net,
+      net.validators.map((v) => [v.pkHex, v.pkHex === a ? { kind: 'fixed', signature: sa, delayMs: 60 } : v.pkHex === b ? { kind: 'fixed', signature: sb, delayMs: 1 } : { kind: 'honest', delayMs: 60 }]),
+    );
+    const responses: ResponseResult[] = [];
+    const cache = new SignatureCache();
+    const result = await aggregator(peers, { cache, fanOut: { extraWeightPercent: 100 }, events: { onResponse: (r) => responses.push(r) } }).aggregate(req);
+    const signers = expectValid(result);
+    expect(signers).not.toContain(a);
+    expect(signers).not.toContain(b);
+    expect(new Set(peers.penalties.map((p) => p.pkHex))).toEqual(new Set([a, b]));
+    expect(result.stats.invalid).toBe(2);
+    // Neither was counted valid first and invalid after.
+    expect(responses.filter((r) => r === 'invalid')).toHaveLength(2);
+    expect(responses.filter((r) => r === 'valid').length + 2).toBe(responses.length);
+    expect(cache.get(bytesToHex(req.message.id)).has(a)).toBe(false);
+  });
+});
+
+describe('the P-Chain height signed at', () => {
+  const DEST = Uint8Array.from({ length: 32 }, (_, i) => 200 - i);
+  const EPOCH = { number: 12, startTime: 1_755_802_182, pChainHeight: 640 };
+
+  function withHeights(over: Partial<AggregatorOptions> = {}) {
+    const sets = fixedSets(net);
+    const epochs = fixedEpochs({ [bytesToHex(DEST)]: EPOCH });
+    const heights: string[] = [];
+    const peers = peersWith(net);
+    const agg = aggregator(peers, { sets, epochs, events: { onHeight: (s) => heights.push(s) }, ...over });
+    return { sets, epochs, heights, peers, agg };
+  }
+
+  /** A Teleporter message from the test chain to `destination`, as TeleporterMessenger sends one. */
+  function teleporterRequest(destination: Uint8Array): AggregationRequest {
+    const teleporter = encodeTeleporterMessage({
+      messageNonce: 7n,
+      originSenderAddress: new Uint8Array(20).fill(1),
+      destinationBlockchainID: destination,
+      destinationAddress: new Uint8Array(20).fill(2),
+      requiredGasLimit: 100_000n,
+      allowedRelayerAddresses: [],
+      receipts: [],
+      message: new TextEncoder().encode(`teleporter ${++counter}`),
+    });
+    const payload = encodeAddressedCall(TELEPORTER_MESSENGER_V1_ADDRESS, teleporter);
+    return request({ message: newUnsignedMessage(NETWORK_ID, message('x').sourceChainId, payload) });
+  }
+
+  it('without a destination: the proposed height, which the client’s lookback bound does not judge', async () => {
+    const { sets, epochs, heights, agg } = withHeights();
+    const result = await agg.aggregate(request());
+    expect(result).toMatchObject({ pChainHeight: PROPOSED_HEIGHT, heightSource: 'proposed' });
+    expect(result.destinationBlockchainId).toBeUndefined();
+    expect(sets.heights).toEqual([{ height: PROPOSED_HEIGHT, chosenByClient: false }]);
+    expect(epochs.asked).toEqual([]);
+    expect(heights).toEqual(['proposed']);
+  });
+
+  it('a destinationBlockchainId: its epoch’s P-Chain height', async () => {
+    const { sets, epochs, heights, agg } = withHeights();
+    const result = await agg.aggregate(request({ destinationBlockchainId: DEST }));
+    expect(result).toMatchObject({ pChainHeight: 640, heightSource: 'epoch', destinationBlockchainId: DEST });
+    expect(sets.heights).toEqual([{ height: 640, chosenByClient: false }]);
+    expect(epochs.asked).toEqual([bytesToHex(DEST)]);
+    expect(heights).toEqual(['epoch']);
+    expectValid(result);
+  });
+
+  it('a Teleporter message with no destination given: its destinationBlockchainID', async () => {
+    const { epochs, agg } = withHeights();
+    const result = await agg.aggregate(teleporterRequest(DEST));
+    expect(result).toMatchObject({ pChainHeight: 640, heightSource: 'epoch', destinationBlockchainId: DEST });
+    expect(epochs.asked).toEqual([bytesToHex(DEST)]);
+  });
+
+  it('an explicit pChainHeight wins over both, reads no epoch, and is bounded as the client’s', async () => {
+    const { sets, epochs, heights, agg } = withHeights();
+    const result = await agg.aggregate({ ...teleporterRequest(DEST), pChainHeight: 77 });
+    expect(result).toMatchObject({ pChainHeight: 77, heightSource: 'explicit' });
+    expect(sets.heights).toEqual([{ height: 77, chosenByClient: true }]);
+    expect(epochs.asked).toEqual([]);
+    expect(heights).toEqual(['explicit']);
+  });
+
+  it('a destination whose epoch cannot be read fails the request, and no peer is asked', async () => {
+    const { agg, peers, sets } = withHeights();
+    const unknown = new Uint8Array(32).fill(9);
+    await expect(agg.aggregate(request({ destinationBlockchainId: unknown }))).rejects.toThrow(`no epoch for destination ${bytesToHex(unknown)}`);
+    expect(peers.requests).toEqual([]);
+    expect(sets.gets).toBe(0);
+  });
+
+  it('one message for two destinations: two collections, each at its own height', async () => {
+    const { sets, agg } = withHeights();
+    const req = request();
+    const [toDest, toNone] = await Promise.all([agg.aggregate({ ...req, destinationBlockchainId: DEST }), agg.aggregate(req)]);
+    expect(toDest.pChainHeight).toBe(640);
+    expect(toNone.pChainHeight).toBe(PROPOSED_HEIGHT);
+    expect(sets.heights.map((h) => h.height).sort()).toEqual([PROPOSED_HEIGHT, 640].sort());
+  });
+});
+
+describe('aggregation.allowedSigningSubnets', () => {
+  const OTHER = new Uint8Array(32).fill(5);
+
+  it('another signing subnet, given or the source chain’s, is refused before any peer is asked (403)', async () => {
+    for (const [allowed, req] of [
+      [[OTHER], request()],
+      [[SUBNET], request({ signingSubnetId: OTHER })],
+    ] as const) {
+      const peers = peersWith(net);
+      const sets = fixedSets(net);
+      const err = await rejection(aggregator(peers, { sets, allowedSigningSubnets: allowed }).aggregate(req));
+      expect(err).toBeInstanceOf(SigningSubnetNotAllowedError);
+      expect(classifyError(err)).toMatchObject({ status: 403, message: expect.stringMatching(/^signing subnet \S+ is not served here \(aggregation.allowedSigningSubnets\)$/) });
+      expect(peers.requests).toEqual([]);
+      expect(sets.gets).toBe(0);
+    }
+  });
+
+  it('an allowed one signs as usual', async () => {
+    const peers = peersWith(net);
+    expectValid(await aggregator(peers, { allowedSigningSubnets: [OTHER, SUBNET] }).aggregate(request()));
+  });
+});
+
+describe('a request that joins another’s collection', () => {
+  it('still answers by its own deadline', async () => {
+    const peers = peersWith(net, net.validators.map((v) => [v.pkHex, { kind: 'honest', delayMs: 400 }]));
+    const agg = aggregator(peers);
+    const req = request();
+    const first = agg.aggregate(req, { deadline: agg.startDeadline(2_000) });
+    const short = agg.startDeadline(150);
+    const err = await rejection(agg.aggregate({ ...req }, { deadline: short }));
+    short.dispose();
+    expect(err).toBeInstanceOf(DeadlineExceededError);
+    expect((err as Error).message).toBe('the aggregation deadline of 150 ms passed while an identical request’s aggregation was under way');
+    // The first request's collection was not cut short by the second leaving.
+    expectValid(await first);
+    expect(new Set(peers.requests).size).toBe(peers.requests.length);
+  });
+});

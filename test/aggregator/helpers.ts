@@ -7,7 +7,8 @@ import type { SecretKey } from '../../src/bls/types.js';
 import { canonicalSet, type CanonicalSet, type ValidatorEntry } from '../../src/validators/canonical-set.js';
 import { PeerRequestError } from '../../src/peers/pool.js';
 import type { PeerAnswer, PeerSource, SignatureRequest } from '../../src/aggregator/peer-source.js';
-import type { ValidatorSets } from '../../src/aggregator/aggregator.js';
+import type { DestinationEpochs, ValidatorSets } from '../../src/aggregator/aggregator.js';
+import type { ChainEpoch } from '../../src/validators/epoch-cache.js';
 import { nodeIdToString } from '../../src/warp/cb58.js';
 import { bytesToHex } from '../../src/warp/hex.js';
 import { newUnsignedMessage, type UnsignedMessage } from '../../src/warp/unsigned-message.js';
@@ -178,16 +179,38 @@ export class FakePeers implements PeerSource {
   }
 }
 
-export function fixedSets(net: TestNetwork): ValidatorSets & { gets: number } {
+/** The P-Chain's proposed height as fixedSets reports it. */
+export const PROPOSED_HEIGHT = 1_000;
+
+/** One set at every height; records the heights asked for and whether the client chose each. */
+export function fixedSets(net: TestNetwork): ValidatorSets & { gets: number; heights: { height: number; chosenByClient: boolean }[] } {
   const sets = {
     gets: 0,
-    get: async (): Promise<CanonicalSet> => {
+    heights: [] as { height: number; chosenByClient: boolean }[],
+    get: async (_subnet: Uint8Array, height: number, request: { chosenByClient?: boolean } = {}): Promise<CanonicalSet> => {
       sets.gets++;
+      sets.heights.push({ height, chosenByClient: request.chosenByClient === true });
       return net.set;
     },
     signingSubnetFor: async (): Promise<Uint8Array> => SUBNET,
+    proposedHeight: async (): Promise<number> => PROPOSED_HEIGHT,
   };
   return sets;
+}
+
+/** Destination epochs from a table (hex chain ID → epoch); an unknown chain rejects as an unreachable one would. */
+export function fixedEpochs(epochs: Record<string, ChainEpoch> = {}): DestinationEpochs & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    get: async (chainId: Uint8Array): Promise<ChainEpoch> => {
+      const hex = bytesToHex(chainId);
+      asked.push(hex);
+      const epoch = epochs[hex];
+      if (!epoch) throw new Error(`no epoch for destination ${hex}`);
+      return epoch;
+    },
+  };
 }
 
 export function weightOfKeys(net: TestNetwork, keys: Iterable<string>): bigint {

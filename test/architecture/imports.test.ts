@@ -2,7 +2,7 @@
 // docs/architecture.md (read by ./wings.ts), and no module imports itself back through others.
 // dependency-cruiser reads the import graph (TypeScript's `.js` specifiers resolved to their
 // `.ts` files) and applies rules generated from the table.
-import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cruise, type IForbiddenRuleType, type IReporterOutput } from 'dependency-cruiser';
@@ -12,11 +12,10 @@ import { readWings, type Wing } from './wings.js';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const wings = readWings();
 
-/** The wing a path under src/ belongs to: its first folder, or `cli` for src/cli.ts. */
+/** The wing a path under src/ belongs to: its first folder, or the file's name for a file wing (src/cli.ts, src/index.ts). */
 function wingOf(path: string): string | undefined {
-  const m = /^src\/([^/]+)\//.exec(path);
-  if (m) return m[1];
-  return path === 'src/cli.ts' ? 'cli' : undefined;
+  const m = /^src\/([^/]+)\//.exec(path) ?? /^src\/([^/]+)\.ts$/.exec(path);
+  return m?.[1];
 }
 
 function rulesFor(table: Map<string, Wing>): IForbiddenRuleType[] {
@@ -30,7 +29,8 @@ function rulesFor(table: Map<string, Wing>): IForbiddenRuleType[] {
       name: `wing-${wing.name}`,
       comment: `${wing.name} may import only ${[...wing.mayImport].join(', ') || 'itself'}`,
       severity: 'error',
-      from: { path: wing.name === 'cli' ? '^src/cli(\\.ts$|/)' : `^src/${wing.name}/` },
+      // A wing is a folder (src/warp/) or a file (src/cli.ts).
+      from: { path: `^src/${wing.name}(\\.ts$|/)` },
       to: { path: '^src/', pathNot: `^src/(${allowed})/` },
     });
   }
@@ -56,12 +56,13 @@ async function violations(baseDir: string, table: Map<string, Wing>): Promise<st
 }
 
 describe('the architecture (docs/architecture.md)', () => {
-  it('maps every folder under src/ to a wing', () => {
-    const folders = readdirSync(join(ROOT, 'src'), { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name);
+  it('maps every folder and file directly under src/ to a wing', () => {
+    const entries = readdirSync(join(ROOT, 'src'), { withFileTypes: true });
+    const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    const files = entries.filter((e) => e.isFile()).map((e) => e.name);
     expect(folders.filter((f) => !wings.has(f))).toEqual([]);
-    expect([...wings.keys()].filter((w) => w !== 'cli' && !folders.includes(w))).toEqual([]);
+    expect(files.filter((f) => !wings.has(f.replace(/\.ts$/, '')))).toEqual([]);
+    expect([...wings.keys()].filter((w) => !folders.includes(w) && !existsSync(join(ROOT, 'src', `${w}.ts`)))).toEqual([]);
   });
 
   it('forbids the imports the layout issue named, whatever else the table allows', () => {

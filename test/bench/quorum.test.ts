@@ -1,11 +1,12 @@
 // The benchmark end to end through its npm entry (bench/quorum.ts): a tiny network, a few runs,
-// both strategies, and the JSON, table and chart it promises.
+// every strategy, and the JSON, table and chart it promises.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packagePath, tsExecArgv } from '../../src/util/ts-runtime.js';
+import { destinationGas } from '../../bench/warp-gas.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'warpgate-bench-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,7 +33,7 @@ function runBench(args: string[], timeoutMs: number): Promise<{ code: number | n
 const percentiles = { p50: expect.any(Number), p90: expect.any(Number), p99: expect.any(Number) };
 
 describe('npm run bench', () => {
-  it('measures both strategies on the same delays and writes the JSON, the table and the chart', async () => {
+  it('measures every strategy on the same delays and writes the JSON, the table and the chart', async () => {
     const json = join(dir, 'results', 'tiny.json');
     const { code, stdout, stderr } = await runBench(
       ['--validators', '8', '--runs', '3', '--warmup', '1', '--concurrency', '2', '--latency', 'lognormal:15:0.3', '--json', json],
@@ -40,11 +41,13 @@ describe('npm run bench', () => {
     );
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/\| `warpgate` \|/);
+    expect(stdout).toMatch(/\| `warpgateAllSigners` \|/);
     expect(stdout).toMatch(/\| `perSignatureVerify` \|/);
+    expect(stdout).toMatch(/^Fewest signers: `warpgate` put [\d.]+ signers per message of the [\d.]+ signatures its final checks proved on the same runs/m);
 
     const report = JSON.parse(readFileSync(json, 'utf8')) as Record<string, any>;
     expect(report).toMatchObject({ validators: 8, quorumPercentage: 67, runs: 3, backend: 'blst', concurrency: 2, weights: 'skewed' });
-    for (const strategy of ['warpgate', 'perSignatureVerify']) {
+    for (const strategy of ['warpgate', 'warpgateAllSigners', 'perSignatureVerify']) {
       const s = report[strategy];
       expect(s).toMatchObject({
         latencyMs: percentiles,
@@ -64,14 +67,21 @@ describe('npm run bench', () => {
         expect(run.idealMs).toBeLessThanOrEqual(run.latencyMs);
         expect(run.overheadMs).toBeCloseTo(run.latencyMs - run.idealMs, 2);
         expect(run.signedWeightPercent).toBeGreaterThanOrEqual(67);
+        expect(run.destinationGas).toEqual(destinationGas(run.signedMessageBytes, run.signers));
       }
+      expect(s.signersPerMessage.min).toBeLessThanOrEqual(s.signersPerMessage.max);
+      expect(s.destinationGasPerMessage.granite).toBeGreaterThan(125_000);
+      // Never fewer proven than put in the message; every proven one in it without the fewest signers.
+      expect(s.fewestSigners.provenPerMessage).toBeGreaterThanOrEqual(s.signersPerMessage.mean);
+      if (strategy === 'warpgateAllSigners') expect(s.fewestSigners).toMatchObject({ provenPerMessage: s.signersPerMessage.mean, subsetChecks: 0 });
       expect(s.latencyMs.p50).toBeLessThanOrEqual(s.latencyMs.p99);
     }
     // Same messages, same delays: the ideal is the same for both.
     expect(report.perSignatureVerify.idealMs).toEqual(report.warpgate.idealMs);
+    expect(report.warpgateAllSigners.idealMs).toEqual(report.warpgate.idealMs);
     const svg = readFileSync(join(dir, 'results', 'tiny.svg'), 'utf8');
     expect(svg).toMatch(/^<svg/);
-    expect(svg.match(/<path /g)).toHaveLength(3);
+    expect(svg.match(/<path /g)).toHaveLength(4);
   }, 110_000);
 
   it('--transport p2p: the service dials simulated avalanchego nodes and every signed message verifies', async () => {

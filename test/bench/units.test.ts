@@ -4,6 +4,7 @@ import { BenchArgsError, DEFAULT_OPTIONS, parseArgs } from '../../bench/args.js'
 import { cdfChart, niceStep, wrapText, xScaleFor } from '../../bench/chart.js';
 import { choose, lognormalDelay, uniform } from '../../bench/random.js';
 import { chartPath } from '../../bench/report.js';
+import { destinationGas } from '../../bench/warp-gas.js';
 import { BenchScenarioError, buildScenario, idealLatency, weightsFor } from '../../bench/scenario.js';
 import { percentile, summarize } from '../../bench/stats.js';
 import { requiredWeight } from '../../src/validators/quorum.js';
@@ -208,5 +209,16 @@ describe('chart', () => {
     expect(niceStep(450)).toBe(100);
     expect(chartPath('bench/results/r.json')).toBe('bench/results/r.svg');
     expect(chartPath('out')).toBe('out.svg');
+  });
+});
+
+describe('destination gas (the Warp precompile’s predicate gas)', () => {
+  it('is the base, 32-byte chunks of the message and its 0xff delimiter, and a price per signer', () => {
+    // 300 bytes + delimiter fit 10 chunks; 10 signers.
+    expect(destinationGas(300, 10)).toEqual({ granite: 125_000 + 512 * 10 + 250 * 10, preGranite: 200_000 + 3_200 * 10 + 500 * 10 });
+    // A message that fills whole chunks needs one more for the delimiter.
+    expect(destinationGas(320, 1).granite - destinationGas(319, 1).granite).toBe(512);
+    // One signer fewer saves its price, nothing else.
+    expect(destinationGas(500, 300).granite - destinationGas(500, 299).granite).toBe(250);
   });
 });

@@ -225,3 +225,34 @@ describe('a job that throws in the worker', () => {
     expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
   });
 });
+
+describe('the subset check', () => {
+  const subsetOf = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+
+  it('passes for a subset of good signatures, whether it adds the subset or removes the rest, and returns the subset’s aggregate', async () => {
+    const sigs = good.slice(0, 12);
+    const r = await pool.fold({ sigs, pks: pks.slice(0, 12) });
+    const expected = (subset: number[]): string => Buffer.from(blst.aggregateSignatures(subset.map((i) => blst.signatureFromBytes(sigs[i]!))).bytes).toString('hex');
+    // 10 of 12: the two others are removed from the sums; 3 of 12: the three are added up.
+    for (const subset of [subsetOf(10), [2, 5, 11]]) {
+      const done = await pool.subsetCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 12) }), subset });
+      expect(done.valid).toBe(true);
+      if (done.valid) expect(Buffer.from(done.signature).toString('hex')).toBe(expected(subset));
+    }
+  });
+
+  it('fails for a subset holding one of two bad signatures that cancel out, and bisection names both', async () => {
+    const sigs = good.slice(0, 12);
+    [sigs[1], sigs[9]] = cancellingPair(sigs[1]!, sigs[9]!);
+    const r = await pool.fold({ sigs, pks: pks.slice(0, 12) });
+    // The aggregate of all twelve verifies: the two cancel.
+    expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
+    for (const subset of [subsetOf(9), [0, 1, 2]]) {
+      const done = await pool.subsetCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 12) }), subset });
+      expect(done.valid).toBe(false);
+      if (done.valid) return;
+      expect(done.invalid).toEqual([1, 9]);
+      expect((await pool.finalize({ message: msg, parts: [done.rest!] })).valid).toBe(true);
+    }
+  });
+});

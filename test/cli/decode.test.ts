@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FUJI_TELEPORTER_LOG_DATA } from '../warp/teleporter-vectors.js';
+import { WARPGATE } from '../source-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vectors = JSON.parse(readFileSync(new URL('../fixtures/warp-vectors.json', import.meta.url), 'utf8'));
@@ -17,7 +18,7 @@ interface Result {
 
 function warpgate(args: string[], stdin?: string): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/warpgate.js', ...args], { cwd: root, timeout: 20_000, stdio: 'pipe' });
+    const child = spawn(process.execPath, [...WARPGATE, ...args], { cwd: root, timeout: 20_000, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -4,10 +4,9 @@
 // that leaves no host processes behind.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNobleBackend } from '../../src/bls/noble-backend.js';
 import { PChainClient } from '../../src/node/pchain.js';
@@ -16,25 +15,9 @@ import { parseCb58Id } from '../../src/warp/cb58.js';
 import { bytesToHex, hexToBytes } from '../../src/warp/hex.js';
 import { encodeAddressedCall } from '../../src/warp/payload.js';
 import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
+import { WARPGATE } from '../source-cli.js';
+import { childrenOf } from '../ops/staging.js';
 
-const BIN = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
-
-/** Processes whose parent is `pid` (from /proc, so nothing but Linux is needed). */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Field 4 (after the parenthesised command, which may hold spaces) is the parent pid.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.push(Number(entry));
-    } catch {
-      // The process went away while we looked.
-    }
-  }
-  return out;
-}
 
 function alive(pid: number): boolean {
   try {
@@ -57,7 +40,7 @@ afterAll(() => {
 
 describe('warpgate devnet --json', () => {
   it('prints one JSON line, serves aggregations, and exits 0 on SIGTERM leaving no children', async () => {
-    child = spawn(process.execPath, [BIN, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1', '--transport', 'p2p'], {
+    child = spawn(process.execPath, [...WARPGATE, 'devnet', '--json', '--port', '0', '--validators', '6', '--byzantine', '1', '--epoch-height', '122', '--transport', 'p2p'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const proc = child;
@@ -110,12 +93,31 @@ describe('warpgate devnet --json', () => {
     try {
       const file = join(dir, 'validators.json');
       writeFileSync(file, await saved.text());
-      const verify = spawnSync(process.execPath, [BIN, 'verify', '--message', signedMessage, '--validators', file, '--network-id', String(info.networkId)], { encoding: 'utf8' });
+      const verify = spawnSync(process.execPath, [...WARPGATE, 'verify', '--message', signedMessage, '--validators', file, '--network-id', String(info.networkId)], { encoding: 'utf8' });
       expect(verify.status, verify.stderr).toBe(0);
       expect(JSON.parse(verify.stdout)).toMatchObject({ valid: true });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+
+    // The destination chain: its base URL, where its ProposerVM reports the epoch --epoch-height set.
+    expect(info.destinations).toEqual([{ blockchainId: info.blockchainId, rpcUrl: `${info.pchainUrl as string}/ext/bc/${info.blockchainId as string}` }]);
+    const rpcUrl = (info.destinations as { rpcUrl: string }[])[0]!.rpcUrl;
+    const epoch = await fetch(`${rpcUrl}/proposervm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'proposervm.getCurrentEpoch', params: {} }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(((await epoch.json()) as { result: unknown }).result).toMatchObject({ number: '1', pChainHeight: '122' });
+    const toChain = await fetch(`${info.url as string}/aggregate-signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: bytesToHex(unsigned.bytes), 'destination-blockchain-id': info.blockchainId }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(toChain.status).toBe(200);
+    expect(toChain.headers.get('x-warpgate-pchain-height')).toBe('122');
 
     const hosts = childrenOf(proc.pid!);
     expect(hosts.length).toBeGreaterThan(0);
@@ -131,7 +133,7 @@ describe('warpgate devnet --json', () => {
   }, 90_000);
 
   it('refuses a transport it does not know with exit 2, naming the choices', () => {
-    const run = spawnSync(process.execPath, [BIN, 'devnet', '--transport', 'udp'], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [...WARPGATE, 'devnet', '--transport', 'udp'], { encoding: 'utf8' });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--transport must be one of ws, p2p, mixed, got 'udp'/);
   });

@@ -11,12 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { loadBackend, nobleBackend } from '../../src/bls/index.js';
 import { hexToBytes } from '../../src/warp/hex.js';
 import { selfSignedCertificatePem } from '../../src/p2p/index.js';
+import { WARPGATE } from '../source-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function warpgate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/warpgate.js', ...args], { cwd: root, timeout: 20_000, stdio: 'pipe' });
+    const child = spawn(process.execPath, [...WARPGATE, ...args], { cwd: root, timeout: 20_000, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -3,11 +3,10 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureValidatorsAtResult, vector } from '../validators/fixture.js';
+import { WARPGATE } from '../source-cli.js';
 
-const BIN = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
 
 interface Run {
   code: number;
@@ -17,7 +16,7 @@ interface Run {
 
 function warpgate(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...WARPGATE, ...args], { timeout: 20_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });

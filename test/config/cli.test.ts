@@ -5,10 +5,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WARPGATE } from '../source-cli.js';
 
-const bin = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'warpgate-config-cli-'));
 writeFileSync(join(dir, 'empty.json'), '{}');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,7 +20,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...WARPGATE, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
       const code = err ? ((err as { code?: number }).code ?? null) : 0;
       resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
     });

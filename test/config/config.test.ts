@@ -58,12 +58,12 @@ describe('config.example.json and the README', () => {
       const given = leafKeys(example).includes(key) ? valueAt(config, key) : undefined;
       expect(given, key).toBeDefined();
     }
-    // The example shows a real deployment's upstreams and one peer; every other key is at its default.
+    // The example shows a real deployment's upstreams, one peer and one destination chain; every other key is at its default.
     const differs = Object.entries(SCHEMA)
       .filter(([key, spec]) => JSON.stringify(valueAt(config, key)) !== JSON.stringify(spec.default))
       .map(([key]) => key)
       .sort();
-    expect(differs).toEqual(['peers', 'upstreams.dataApi', 'upstreams.metricsApi', 'upstreams.node']);
+    expect(differs).toEqual(['destinations', 'peers', 'upstreams.dataApi', 'upstreams.metricsApi', 'upstreams.node']);
   });
 
   it('the README holds the configuration table rendered from SCHEMA, one row per key', () => {

@@ -94,6 +94,17 @@ describe('--transport mixed: readiness and metrics over both transports', () => 
     expect(ready.status).toBe(200);
     expect(ready.body.peers.connected).toEqual({ ws: mixed.info.signers, p2p: mixed.info.p2p.length });
     expect(mixed.info.signers).toBeGreaterThan(0);
+    // The status page's model names the transport each validator is connected by.
+    const status = (await request(`${mixed.info.url}/status.json`)).body;
+    expect(status.peers).toEqual({ connected: mixed.info.signers + mixed.info.p2p.length, byTransport: { websocket: mixed.info.signers, p2p: mixed.info.p2p.length } });
+    const shown = status.subnets[0].validators as { nodeIds: string[]; transport: string }[];
+    const avalanchego = new Set(mixed.info.p2p.map((n) => n.nodeId));
+    for (const v of shown) {
+      // A validator with a signer peer is reached over it, even when it runs an avalanchego node too.
+      const onlyP2P = v.nodeIds.every((id) => avalanchego.has(id));
+      expect(v.transport, v.nodeIds.join()).toBe(onlyP2P ? 'p2p' : 'websocket');
+    }
+    expect(shown.some((v) => v.transport === 'p2p')).toBe(true);
     const m = await scrape(mixed.info.url);
     expect(m.value('warpgate_peers_connected', { transport: 'ws' })).toBe(mixed.info.signers);
     expect(m.value('warpgate_peers_connected', { transport: 'p2p' })).toBe(mixed.info.p2p.length);

@@ -2,9 +2,7 @@
 // pino output, and the real `warpgate` binary as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
-
-export const BIN = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
+import { WARPGATE } from '../source-cli.js';
 
 /** Samples of a Prometheus text exposition, looked up by name and a subset of labels. */
 export class Samples {
@@ -107,7 +105,7 @@ export interface WarpgateProcess {
 }
 
 export function startWarpgate(args: string[], env: NodeJS.ProcessEnv): WarpgateProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...WARPGATE, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdoutLines: string[] = [];
   let stderr = '';
   let partial = '';

@@ -66,6 +66,11 @@ describe('metrics', () => {
     expect(m.value('warpgate_last_signed_weight')).toBeGreaterThanOrEqual(0.67 * Number(devnet.genesis.totalWeight));
     expect(delta('warpgate_http_requests_total', { route: '/v1/signatureAggregator/:network/aggregateSignatures', status: '201' })).toBe(2);
     expect(m.value('warpgate_aggregations_in_flight')).toBe(0);
+    // No destination: both signed at the proposed height; each message's signers counted.
+    expect(delta('warpgate_pchain_height_source_total', { source: 'proposed' })).toBe(2);
+    expect(delta('warpgate_pchain_call_seconds_count', { method: 'platform.getProposedHeight' })).toBeGreaterThanOrEqual(1);
+    expect(delta('warpgate_message_signers_count')).toBe(2);
+    expect(delta('warpgate_message_signers_sum')).toBeGreaterThanOrEqual(2);
   });
 
   it('refusals and a failed aggregation are counted by result and outcome', async () => {

@@ -20,7 +20,8 @@ let configFile: string;
 const processes: WarpgateProcess[] = [];
 
 beforeAll(async () => {
-  devnet = await startDevnet({ validators: 4, port: 0, signerDelayMs: SIGNER_DELAY_MS, logger: pino({ level: 'silent' }), configOverrides: { 'workers.threads': 1 } });
+  // Signer peers only: their answers are slowed (signerDelayMs), which keeps aggregations in flight.
+  devnet = await startDevnet({ validators: 4, transport: 'ws', port: 0, signerDelayMs: SIGNER_DELAY_MS, logger: pino({ level: 'silent' }), configOverrides: { 'workers.threads': 1 } });
   configFile = join(dir, 'config.json');
   writeFileSync(
     configFile,

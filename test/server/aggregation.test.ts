@@ -198,6 +198,8 @@ describe('client mistakes are 4xx naming the field, never 500', () => {
     ['negative pChainHeight', () => ({ message: message(), pChainHeight: -1 }), /^pChainHeight: /],
     ['bad justification hex', () => ({ message: message(), justification: '0xq' }), /^justification: /],
     ['bad subnet id', () => ({ message: message(), signingSubnetId: 'not-a-subnet' }), /^signingSubnetId: /],
+    ['bad destination id', () => ({ message: message(), destinationBlockchainId: 'nowhere' }), /^destinationBlockchainId: /],
+    ['a timeoutMs of 0', () => ({ message: message(), timeoutMs: 0 }), /^timeoutMs: must be a positive number of milliseconds/],
     ['subnet id of the wrong type', () => ({ message: message(), signingSubnetId: 7 }), /^signingSubnetId: /],
     ['unknown network', () => ({ message: message() }), /^network: /, 'moon'],
     ['a network 1 message on fuji', () => ({ message: foreign() }), /^network: .*network ID 1/, 'fuji'],
@@ -228,6 +230,27 @@ describe('client mistakes are 4xx naming the field, never 500', () => {
     const h = await post(icm(), { message: message(), 'pchain-height': 'tall' });
     expect(h.status).toBe(400);
     expect(h.json.error).toMatch(/^pchain-height: /);
+  });
+});
+
+describe('a client’s own timeout (timeoutMs / timeout-ms)', () => {
+  // 1 ms is too short for any aggregation (a pairing alone takes longer): the request ends at that
+  // deadline, as a 504 naming it, or as the 503 of a collection cut short by it.
+  const endedByTheDeadline = /^the aggregation deadline of 1 ms passed while |^quorum not reached by the deadline: /;
+
+  it('shortens the deadline from the request’s arrival, in either dialect', async () => {
+    const g = await post(glacier(), { message: devnet.exampleMessageHex('no time at all'), timeoutMs: 1 });
+    expect([503, 504]).toContain(g.status);
+    expect(g.json.message).toMatch(endedByTheDeadline);
+    const i = await post(icm(), { message: devnet.exampleMessageHex('no time either'), 'timeout-ms': 1 });
+    expect([503, 504]).toContain(i.status);
+    expect(i.json.error).toMatch(endedByTheDeadline);
+  });
+
+  it('never lengthens it: a longer one is cut to aggregation.deadlineMs', async () => {
+    const { status, json } = await post(glacier(), { message: devnet.exampleMessageHex('all the time'), timeoutMs: 3_600_000 });
+    expect(status).toBe(201);
+    expect((await verify(json.signedMessage)).valid).toBe(true);
   });
 });
 

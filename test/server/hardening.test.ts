@@ -150,20 +150,35 @@ describe('the deadline bounds the whole request, P-Chain reads included', () => 
   // an answer within ANSWER_WAIT_MS can only come from the 500 ms aggregation deadline.
   const fuji = (text: string): string => messageFrom(sha256(new TextEncoder().encode('a fuji chain')), text, 5);
 
-  it('reading the validator set: 504 saying so though the node never answered; the slot is freed', async () => {
+  it('choosing the height (platform.getProposedHeight): 504 saying so though the node never answered; the slot is freed', async () => {
     const before = silentNode.methods.length;
     const subnet = cb58Encode(sha256(new TextEncoder().encode('a fuji subnet')));
-    const answer = await post(stalled.url, GLACIER, { message: fuji('set read'), signingSubnetId: subnet });
+    const answer = await post(stalled.url, GLACIER, { message: fuji('height'), signingSubnetId: subnet });
     expect(answer.status).toBe(504);
-    expect(answer.body).toEqual(dataApiError(504, 'the aggregation deadline of 500 ms passed while the validator set was being read from the P-Chain'));
-    expect(silentNode.methods.slice(before)).toEqual(['platform.getCurrentValidators']);
+    expect(answer.body).toEqual(dataApiError(504, 'the aggregation deadline of 500 ms passed while the P-Chain height to sign at was being read (platform.getProposedHeight)'));
+    expect(silentNode.methods.slice(before)).toEqual(['platform.getProposedHeight']);
     expect(stalled.aggregator.active).toBe(0);
     // The read itself goes on (its own timeout) for whoever asks next: a retry joins it instead
     // of piling up another call on the node, and is answered at its own deadline.
     expect(silentNode.holding).toBe(1);
-    const retry = await post(stalled.url, GLACIER, { message: fuji('set read again'), signingSubnetId: subnet });
+    const retry = await post(stalled.url, GLACIER, { message: fuji('height again'), signingSubnetId: subnet });
     expect(retry.status).toBe(504);
-    expect(silentNode.methods.slice(before)).toEqual(['platform.getCurrentValidators']);
+    expect(silentNode.methods.slice(before)).toEqual(['platform.getProposedHeight']);
+  });
+
+  it('reading the validator set at a height the client gave (the lookback bound reads the tip first)', async () => {
+    const before = silentNode.methods.length;
+    const holding = silentNode.holding;
+    const subnet = cb58Encode(sha256(new TextEncoder().encode('a fuji subnet')));
+    const answer = await post(stalled.url, GLACIER, { message: fuji('set read'), signingSubnetId: subnet, pChainHeight: 1_000 });
+    expect(answer.status).toBe(504);
+    expect(answer.body).toEqual(dataApiError(504, 'the aggregation deadline of 500 ms passed while the validator set was being read from the P-Chain'));
+    expect(silentNode.methods.slice(before)).toEqual(['platform.getHeight']);
+    expect(stalled.aggregator.active).toBe(0);
+    expect(silentNode.holding).toBe(holding + 1);
+    const retry = await post(stalled.url, GLACIER, { message: fuji('set read again'), signingSubnetId: subnet, pChainHeight: 1_000 });
+    expect(retry.status).toBe(504);
+    expect(silentNode.methods.slice(before)).toEqual(['platform.getHeight']);
   });
 
   it('reading the signing subnet (platform.validatedBy), icm-services dialect', async () => {

@@ -47,3 +47,26 @@ describe('the icm-services dialect', () => {
     expect(() => parseQuorumOptions(bodyFields({ 'pchain-height': -1 }), ICM.fields)).toThrow(/^pchain-height: must be from 0 to/);
   });
 });
+
+describe('the destination chain and the client’s timeout', () => {
+  const CHAIN_CB58 = '2D8RG4UpSXbPbvPCAWppNJyqTG2i2CAXSkTgmTBBvs7GKNZjsY';
+
+  it('a destination in hex or cb58, from a body in either dialect or from the query', () => {
+    const hex = parseQuorumOptions(bodyFields({ destinationBlockchainId: SUBNET_HEX, timeoutMs: 1500 }), GLACIER.fields);
+    expect(hex).toMatchObject({ destinationBlockchainId: new Uint8Array(32).fill(0xab), timeoutMs: 1500 });
+    const icm = parseQuorumOptions(bodyFields({ 'destination-blockchain-id': CHAIN_CB58, 'timeout-ms': 800 }), ICM.fields);
+    const query = parseQuorumOptions(queryFields({ destinationBlockchainId: CHAIN_CB58, timeoutMs: '800' }), GLACIER.fields);
+    expect(query).toEqual(icm);
+    expect(icm.destinationBlockchainId).toHaveLength(32);
+    // Absent: neither key appears.
+    expect(parseQuorumOptions(bodyFields({}), GLACIER.fields)).not.toHaveProperty('destinationBlockchainId');
+    expect(parseQuorumOptions(bodyFields({}), GLACIER.fields)).not.toHaveProperty('timeoutMs');
+  });
+
+  it('mistakes name the field as the dialect spells it', () => {
+    expect(() => parseQuorumOptions(bodyFields({ destinationBlockchainId: 'not-an-id' }), GLACIER.fields)).toThrow(/^destinationBlockchainId: /);
+    expect(() => parseQuorumOptions(bodyFields({ 'destination-blockchain-id': 12 }), ICM.fields)).toThrow('destination-blockchain-id: must be a hex or cb58 string');
+    expect(() => parseQuorumOptions(bodyFields({ 'timeout-ms': 0 }), ICM.fields)).toThrow('timeout-ms: must be a positive number of milliseconds, got 0');
+    expect(() => parseQuorumOptions(queryFields({ timeoutMs: '1.5' }), GLACIER.fields)).toThrow("timeoutMs: must be an integer, got '1.5'");
+  });
+});

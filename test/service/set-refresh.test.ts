@@ -22,6 +22,7 @@ describe('keepSubnetSetsCurrent', () => {
         return nodeUp ? Promise.resolve({} as CanonicalSet) : Promise.reject(new Error('node down'));
       },
       signingSubnetFor: () => Promise.reject(new Error('unused')),
+      proposedHeight: () => Promise.reject(new Error('unused')),
     };
     const start = Date.now();
     const stop = keepSubnetSetsCurrent({ sets, subnets: [{ name: 'L1', id: new Uint8Array(32) }], intervalMs: 5_000, logger: pino({ level: 'silent' }) });

@@ -2,16 +2,15 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { idToString } from '../../src/warp/cb58.js';
 import { bytesTo0xHex, hexToBytes } from '../../src/warp/hex.js';
 import { CloseCode } from '../../src/peers/frames.js';
 import { fakeNode } from './fake-node.js';
 import { RawService } from './raw-service.js';
+import { WARPGATE } from '../source-cli.js';
 import { CHAIN_A, Closer, NETWORK_ID, bls, httpServer, message, once, pool, verifies } from '../peers/helpers.js';
 
-const BIN = fileURLToPath(new URL('../../bin/warpgate.js', import.meta.url));
 const closer = new Closer();
 afterEach(() => closer.closeAll());
 
@@ -35,7 +34,7 @@ interface Run {
 }
 
 function start(args: string[]): Run {
-  const child = spawn(process.execPath, [BIN, 'signer', ...args], { stdio: 'pipe' });
+  const child = spawn(process.execPath, [...WARPGATE, 'signer', ...args], { stdio: 'pipe' });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));

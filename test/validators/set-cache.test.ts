@@ -35,6 +35,8 @@ class FakeSource implements ValidatorSetSource {
   signals: (AbortSignal | undefined)[] = [];
   /** What getHeight answers. */
   height = 10_000;
+  /** What getProposedHeight answers. */
+  proposed = 9_990;
   /** Entries getValidatorsAt and getCurrentValidators answer. */
   entries: () => ValidatorEntry[] = fixtureEntries;
   /** Subnets getSubnet does not know. */
@@ -68,6 +70,10 @@ class FakeSource implements ValidatorSetSource {
 
   getHeight(opts: { signal?: AbortSignal } = {}): Promise<number> {
     return this.answer('platform.getHeight', this.height, opts.signal);
+  }
+
+  getProposedHeight(opts: { signal?: AbortSignal } = {}): Promise<number> {
+    return this.answer('platform.getProposedHeight', this.proposed, opts.signal);
   }
 
   async getSubnet(subnetId: Uint8Array, opts: { signal?: AbortSignal } = {}): Promise<unknown> {
@@ -368,6 +374,46 @@ describe('ValidatorSetCache lookback bound (validatorSets.maxLookback)', () => {
     now += 1001;
     await expect(cache.get(SUBNET, 97, { chosenByClient: true })).rejects.toBeInstanceOf(LookbackExceededError);
     expect(source.calls.filter((c) => c === 'platform.getHeight')).toHaveLength(2);
+  });
+});
+
+describe('ValidatorSetCache: the proposed height', () => {
+  it('is read once for concurrent callers, reused for the TTL and never past it, and never moves back', async () => {
+    let now = 1_000;
+    const source = new FakeSource();
+    const cache = new ValidatorSetCache({ client: source, bls, currentTtlMs: 2_000, currentMaxStaleMs: 30_000, now: () => now });
+    source.hold();
+    const pending = Promise.all([cache.proposedHeight(), cache.proposedHeight()]);
+    await new Promise((resolve) => setImmediate(resolve));
+    source.release();
+    expect(await pending).toEqual([9_990, 9_990]);
+    source.proposed = 9_995;
+    now += 1_999;
+    expect(await cache.proposedHeight()).toBe(9_990);
+    // Past the TTL it is read again before anyone is answered: no stale answer, unlike the current set.
+    now += 1;
+    expect(await cache.proposedHeight()).toBe(9_995);
+    // A lagging node's lower answer does not move it back.
+    source.proposed = 9_900;
+    now += 2_000;
+    expect(await cache.proposedHeight()).toBe(9_995);
+    expect(source.calls).toEqual(['platform.getProposedHeight', 'platform.getProposedHeight', 'platform.getProposedHeight']);
+  });
+
+  it('a failure is not kept, and a caller leaves at its deadline', async () => {
+    const source = new FakeSource();
+    const cache = new ValidatorSetCache({ client: source, bls });
+    source.fail = true;
+    await expect(cache.proposedHeight()).rejects.toBeInstanceOf(NodeError);
+    source.fail = false;
+    source.hold();
+    const reason = new Error('deadline');
+    const controller = new AbortController();
+    const waiting = cache.proposedHeight({ signal: controller.signal });
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    source.release();
+    expect(await cache.proposedHeight()).toBe(9_990);
   });
 });
 

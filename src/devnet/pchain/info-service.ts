@@ -8,8 +8,30 @@ import type { DevnetGenesis } from '../genesis/types.js';
 import { JsonRpcError } from './json-rpc-errors.js';
 import type { JsonRpcService } from './json-rpc-server.js';
 import { knownChains } from './platform-service.js';
+import { DEVNET_EPOCH_DURATION_NS } from './proposervm-service.js';
 
 const SIMULATED_NODE_VERSION = 'avalanchego/1.14.0';
+
+/** upgrade.InitiallyActiveTime and upgrade.UnscheduledActivationTime (avalanchego upgrade/upgrade.go). */
+const INITIALLY_ACTIVE = '2020-12-05T05:00:00Z';
+const UNSCHEDULED = '9999-12-01T00:00:00Z';
+
+/**
+ * info.upgrades: the upgrade.Config a local network runs (upgrade.Default): every upgrade active
+ * from the start, Granite included, epochs of 30 s. Go writes a time.Duration as nanoseconds.
+ */
+function upgrades(): Record<string, unknown> {
+  const active = (names: string[]): Record<string, string> => Object.fromEntries(names.map((n) => [n, INITIALLY_ACTIVE]));
+  return {
+    ...active(['apricotPhase1Time', 'apricotPhase2Time', 'apricotPhase3Time', 'apricotPhase4Time']),
+    apricotPhase4MinPChainHeight: 0,
+    ...active(['apricotPhase5Time', 'apricotPhasePre6Time', 'apricotPhase6Time', 'apricotPhasePost6Time', 'banffTime', 'cortinaTime']),
+    cortinaXChainStopVertexID: cb58Encode(new Uint8Array(32)),
+    ...active(['durangoTime', 'etnaTime', 'fortunaTime', 'graniteTime']),
+    graniteEpochDuration: DEVNET_EPOCH_DURATION_NS,
+    heliconTime: UNSCHEDULED,
+  };
+}
 
 const NETWORK_NAMES: ReadonlyMap<number, string> = new Map([
   [1, 'mainnet'],
@@ -84,6 +106,7 @@ export function infoService(genesis: DevnetGenesis, peers: () => readonly InfoPe
         if (!chains.has(chain)) throw new JsonRpcError(`there is no chain with alias/ID '${chain}'`);
         return { isBootstrapped: true };
       },
+      upgrades,
       getBlockchainID: (args) => {
         const alias = args.string('alias') ?? '';
         const chain = chains.get(alias);

@@ -1,5 +1,6 @@
-// A simulated avalanchego node over HTTP: the P-Chain at /ext/bc/P, info at /ext/info and
-// health at /ext/health, serving a devnet genesis (protocol.md sections 5, 6 and 8). It is a real
+// A simulated avalanchego node over HTTP: the P-Chain at /ext/bc/P, info at /ext/info, health
+// at /ext/health and the L1 chain's ProposerVM (its ACP-181 epoch) at /ext/bc/{chainID}/proposervm,
+// serving a devnet genesis (protocol.md sections 5, 6 and 8); /ext/devnet advances the epoch. It is a real
 // server on a real socket so that clients exercise their whole HTTP path, and it can be told to
 // fail (down, slow, erroring) so tests can watch a client cope with a bad node.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -13,6 +14,7 @@ import { healthReport, healthService, infoService, type InfoPeer } from './info-
 import { JsonRpcError } from './json-rpc-errors.js';
 import { sendAnswer, serveJsonRpc, serviceMap, type JsonRpcService } from './json-rpc-server.js';
 import { platformService } from './platform-service.js';
+import { devnetService, DevnetEpochs, proposerVmService } from './proposervm-service.js';
 import { PChainState } from './state.js';
 
 /** null: healthy. down: connections close unanswered. slow: answers wait. error: every call fails. */
@@ -38,6 +40,8 @@ interface PChainNodeOptions {
   bls?: BlsBackend;
   /** What info.peers lists, read at each call: the devnet's simulated avalanchego validators. */
   peers?: () => readonly InfoPeer[];
+  /** The P-Chain height of the L1 chain's first epoch; default one below the featured registration. */
+  epochHeight?: number;
 }
 
 interface LoggedCall {
@@ -53,6 +57,8 @@ export interface SimulatedNode {
   readonly genesis: DevnetGenesis;
   /** Lookups over the genesis (validator sets, transactions, the signer policy's view). */
   readonly state: PChainState;
+  /** The L1 chain's epoch (proposervm.getCurrentEpoch), and advancing it. */
+  readonly epochs: DevnetEpochs;
   /** Changes how the node behaves from the next request on; `delayMs` is for 'slow'. */
   setFault(fault: NodeFault, delayMs?: number): void;
   /** Stops listening and drops every connection, pending slow answers included. */
@@ -83,6 +89,10 @@ export async function startPChainNode(options: PChainNodeOptions): Promise<Simul
   });
   const pchain = serviceMap(platform);
   const info = serviceMap(infoService(genesis, options.peers));
+  const epochs = new DevnetEpochs(genesis, options.epochHeight);
+  const proposerVm = serviceMap(proposerVmService(genesis, epochs));
+  const devnet = serviceMap(devnetService(epochs));
+  const proposerVmPath = `/ext/bc/${cb58Encode(genesis.blockchainId)}/proposervm`;
   const health = serviceMap(healthService(() => fault !== 'error'));
 
   const hooks = {
@@ -113,6 +123,8 @@ export async function startPChainNode(options: PChainNodeOptions): Promise<Simul
     const rpc = (services: ReadonlyMap<string, JsonRpcService>): Promise<void> => serveJsonRpc(req, res, services, hooks);
     if (P_CHAIN_PATHS.has(path)) return rpc(pchain);
     if (path === '/ext/info') return rpc(info);
+    if (path === proposerVmPath) return rpc(proposerVm);
+    if (path === '/ext/devnet') return rpc(devnet);
     if (path === '/ext/health' && req.method === 'GET') return healthGet(res);
     if (path === '/ext/health') return rpc(health);
     if (HEALTH_GET_PATHS.has(path)) {
@@ -172,6 +184,7 @@ export async function startPChainNode(options: PChainNodeOptions): Promise<Simul
     calls,
     genesis,
     state,
+    epochs,
     setFault(next: NodeFault, delayMs?: number): void {
       if (next !== null && next !== 'down' && next !== 'slow' && next !== 'error') {
         throw new TypeError(`setFault: unknown fault ${String(next)} (expected null, 'down', 'slow' or 'error')`);

@@ -4,6 +4,10 @@ import { loadBackend, nobleBackend } from '../../../src/bls/index.js';
 import { buildGenesis, HEIGHTS, KEYLESS_NODE_ID, l1EntriesAt, WEIGHT_CHANGE_NONCE } from '../../../src/devnet/genesis/index.js';
 import { INVALID_ARGUMENT_MESSAGE } from '../../../src/devnet/pchain/json-rpc-errors.js';
 import { SIMULATED_ERROR_MESSAGE, startPChainNode, type SimulatedNode } from '../../../src/devnet/pchain/node.js';
+import { DevnetEpochs } from '../../../src/devnet/pchain/proposervm-service.js';
+import { InfoClient } from '../../../src/node/info.js';
+import { ProposerVmClient } from '../../../src/node/proposervm.js';
+import { JsonRpcTransport } from '../../../src/node/transport.js';
 import { canonicalSet } from '../../../src/validators/canonical-set.js';
 import { parseJsonLossless } from '../../../src/node/json.js';
 import { parseCurrentValidatorsResult, parseValidatorsAtResult } from '../../../src/node/pchain-results.js';
@@ -457,5 +461,45 @@ describe('faults and the call log', () => {
     await new Promise((r) => setTimeout(r, 50));
     await slow.close();
     expect(await pending).toBe('failed');
+  });
+});
+
+describe('the L1 chain’s ProposerVM (its ACP-181 epoch) and info.upgrades', () => {
+  const proposerVm = `/ext/bc/${blockchainID}/proposervm`;
+
+  it('answers getCurrentEpoch and getProposedHeight as json.Uint64 strings; the epoch starts before the featured registration', async () => {
+    const epoch = await result('proposervm.getCurrentEpoch', {}, proposerVm);
+    expect(epoch).toMatchObject({ number: '1', pChainHeight: String(HEIGHTS.registration - 1) });
+    expect(epoch.startTime).toMatch(/^\d+$/);
+    expect(await result('proposervm.getProposedHeight', {}, proposerVm)).toEqual({ height: String(genesis.proposedHeight) });
+    // The node client reads it as avalanchego's answer.
+    const client = new ProposerVmClient(new JsonRpcTransport({ nodeBaseUrl: node.url }), genesis.blockchainId);
+    expect(await client.getCurrentEpoch()).toMatchObject({ number: 1, pChainHeight: HEIGHTS.registration - 1 });
+  });
+
+  it('serves no ProposerVM for a chain it does not run', async () => {
+    const answer = await post(`${node.url}/ext/bc/${cb58Encode(new Uint8Array(32).fill(3))}/proposervm`, '{}');
+    expect(answer.status).toBe(404);
+  });
+
+  it('answers info.upgrades with Granite active and a 30 s graniteEpochDuration in nanoseconds', async () => {
+    const upgrades = await result('info.upgrades', {}, '/ext/info');
+    expect(upgrades.graniteEpochDuration).toBe(30_000_000_000);
+    expect(upgrades.graniteTime).toBe('2020-12-05T05:00:00Z');
+    expect(await new InfoClient({ nodeBaseUrl: node.url }).epochDurationMs()).toBe(30_000);
+  });
+
+  it('devnet.advanceEpoch starts the next epoch at the height given (default the current one), and refuses one before the conversion', async () => {
+    const own = await startPChainNode({ genesis, epochHeight: HEIGHTS.conversion });
+    extraNodes.push(own);
+    expect(await result('proposervm.getCurrentEpoch', {}, proposerVm)).toMatchObject({ number: '1' });
+    const first = (await rpc('proposervm.getCurrentEpoch', {}, proposerVm, own)).result;
+    expect(first).toMatchObject({ number: '1', pChainHeight: String(HEIGHTS.conversion) });
+    expect((await rpc('devnet.advanceEpoch', { pChainHeight: String(HEIGHTS.weightChange) }, '/ext/devnet', own)).result).toMatchObject({ number: '2', pChainHeight: String(HEIGHTS.weightChange) });
+    expect((await rpc('devnet.advanceEpoch', {}, '/ext/devnet', own)).result).toMatchObject({ number: '3', pChainHeight: String(genesis.currentHeight) });
+    expect((await rpc('proposervm.getCurrentEpoch', {}, proposerVm, own)).result).toMatchObject({ number: '3' });
+    const refused = await rpc('devnet.advanceEpoch', { pChainHeight: 5 }, '/ext/devnet', own);
+    expect(refused.error.message).toBe(`epoch P-Chain height must be from ${HEIGHTS.conversion} (the L1's conversion) to ${genesis.currentHeight} (the current height), got 5`);
+    expect(() => new DevnetEpochs(genesis, genesis.currentHeight + 1)).toThrow(RangeError);
   });
 });

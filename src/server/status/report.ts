@@ -1,0 +1,84 @@
+// What GET /status.json answers and the status page shows: the contract between the service,
+// which gathers it (service/status.ts), and the HTTP layer, which only serves it. Weights are
+// decimal strings (uint64 does not fit a JSON number); times are milliseconds. It holds nothing
+// secret and no client address: no configuration values, no upstream URLs, no peer addresses.
+// Documented field by field in the OpenAPI document (server/openapi/status-schema.ts).
+
+/** How a peer's last request ended: a signature (valid or not, checked later), or none. */
+export type AnswerResult = 'signature' | 'refused' | 'timeout' | 'error';
+
+export interface ValidatorStatus {
+  /** Every node ID that registered this BLS key. */
+  nodeIds: string[];
+  /** Compressed BLS public key, hex. */
+  publicKey: string;
+  weight: string;
+  /** Share of the subnet's total weight, in percent. */
+  weightPercent: number;
+  connected: boolean;
+  /** The transport it is connected over ('websocket', …); null when not connected. */
+  transport: string | null;
+  /** The last request this service sent it; null when none since the service started. */
+  lastAnswer: { result: AnswerResult; ms: number; secondsAgo: number } | null;
+  /** Penalties (invalid signatures) since the service started. */
+  penalties: number;
+}
+
+export interface SubnetStatus {
+  subnetId: string;
+  /** Listed in readiness.subnets (checked by /ready), or only signed for recently. */
+  tracked: boolean;
+  /** The current validator set could not be read: why. Weights are then those of the last set read, or absent. */
+  error?: string;
+  totalWeight?: string;
+  connectedWeight?: string;
+  connectedPercent?: number;
+  /** readiness.quorumPercentage: the connected stake /ready asks for. */
+  quorumPercentage: number;
+  validatorCount?: number;
+  connectedCount?: number;
+  /** The heaviest validators, at most status.validatorsPerSubnet. */
+  validators: ValidatorStatus[];
+}
+
+export type AggregationOutcome = 'success' | 'quorum_not_reached' | 'error';
+
+export interface RecentAggregation {
+  /** When it ended (ISO 8601). */
+  at: string;
+  subnetId: string | null;
+  outcome: AggregationOutcome;
+  /** From the request's arrival at the aggregator to its result. */
+  ms: number;
+  /** What the signers themselves took: from the first request until the signatures completing the target weight had arrived; null when not known (no success). */
+  idealMs: number | null;
+  /** Validators in the signed message; null unless a success. */
+  signers: number | null;
+  signedWeight: string | null;
+  totalWeight: string | null;
+  /** The error's kind (its class name) for an 'error' outcome. */
+  error: string | null;
+}
+
+export interface StatusReport {
+  version: string;
+  startedAt: string;
+  uptimeSeconds: number;
+  /** How often the page asks again (status.refreshMs). */
+  refreshMs: number;
+  ready: boolean;
+  /** Why not ready (as /ready says). */
+  reasons: string[];
+  peers: { connected: number; byTransport: Record<string, number> };
+  subnets: SubnetStatus[];
+  aggregations: {
+    inFlight: number;
+    /** Since the service started, by outcome (the warpgate_aggregation_seconds histogram's counts). */
+    total: number;
+    byOutcome: Record<AggregationOutcome, number>;
+    /** The last ones, newest first, at most status.recentAggregations. */
+    recent: RecentAggregation[];
+  };
+  signatureCache: { messages: number; signatures: number; maxMessages: number; maxSignatures: number; hits: number; misses: number };
+  workers: { threads: number; queued: number; maxQueue: number };
+}

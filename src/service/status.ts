@@ -1,0 +1,186 @@
+// The status model behind GET /status and /status.json: the last aggregations (a bounded list fed
+// by the aggregator's events), counts since start, and at each look the present read from the
+// parts themselves (readiness, validator sets, connected peers per transport, the signature
+// cache, the worker pool). Snapshots are shared: whoever asks within refreshMs of the last one
+// gets it again, so any number of open pages costs one snapshot per refreshMs.
+import type { AggregationEvent, ValidatorSets } from '../aggregator/aggregator.js';
+import { untilAborted } from '../util/abortable.js';
+import type { CanonicalSet } from '../validators/canonical-set.js';
+import { idToString, parseCb58Id } from '../warp/cb58.js';
+import type { AggregationOutcome, RecentAggregation, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
+import type { AnswerTracker } from './answer-tracker.js';
+
+/** A signer transport as the status page sees it: how many are connected, and whether a validator is. */
+export interface StatusTransport {
+  name: string;
+  connectedCount(): number;
+  isConnected(v: { publicKeyHex: string; nodeIds: readonly string[] }): boolean;
+}
+
+interface StatusOptions {
+  version: string;
+  refreshMs: number;
+  maxRecent: number;
+  validatorsPerSubnet: number;
+  /** readiness.subnets (cb58) and the quorum /ready asks of them. */
+  trackedSubnets: readonly string[];
+  quorumPercentage: number;
+  /** Longest a look waits for a validator set before using the last one it saw. */
+  setWaitMs?: number;
+}
+
+/** The running parts a look reads (given once they exist: the aggregator is built after this model, which it reports to). */
+interface StatusSources {
+  readiness: () => Promise<{ ready: boolean; reasons: string[] }>;
+  sets: ValidatorSets;
+  transports: readonly StatusTransport[];
+  answers: AnswerTracker;
+  aggregationsInFlight: () => number;
+  cache: () => { messages: number; signatures: number; maxMessages: number; maxSignatures: number };
+  workers: () => { threads: number; queued: number; maxQueue: number };
+}
+
+export class StatusModel {
+  private readonly startedAt = Date.now();
+  private readonly recent: RecentAggregation[] = [];
+  private readonly byOutcome: Record<AggregationOutcome, number> = { success: 0, quorum_not_reached: 0, error: 0 };
+  private cacheHits = 0;
+  private cacheMisses = 0;
+  /** The last set read per subnet shown, so a slow or failing P-Chain still shows weights. */
+  private readonly lastSets = new Map<string, CanonicalSet>();
+  private last: { at: number; report: Promise<StatusReport> } | undefined;
+  private live: StatusSources | undefined;
+
+  constructor(private readonly opts: StatusOptions) {}
+
+  /** The parts every look reads from now on. */
+  readLiveFrom(sources: StatusSources): void {
+    this.live = sources;
+  }
+
+  /** The aggregator's events this model needs (the service combines them with the metrics'). */
+  readonly aggregatorEvents = {
+    onCache: (hit: boolean): void => {
+      if (hit) this.cacheHits++;
+      else this.cacheMisses++;
+    },
+    onAggregation: (e: AggregationEvent): void => {
+      this.byOutcome[e.outcome]++;
+      const success = e.outcome === 'success';
+      this.recent.unshift({
+        at: new Date().toISOString(),
+        subnetId: e.subnetId ? idToString(e.subnetId) : null,
+        outcome: e.outcome,
+        ms: e.ms,
+        idealMs: e.idealMs ?? null,
+        signers: success ? (e.signers ?? null) : null,
+        signedWeight: e.signedWeight?.toString() ?? null,
+        totalWeight: e.totalWeight?.toString() ?? null,
+        error: e.error ?? null,
+      });
+      if (this.recent.length > this.opts.maxRecent) this.recent.length = this.opts.maxRecent;
+    },
+  };
+
+  /** The report as of now, or of less than refreshMs ago. */
+  report(): Promise<StatusReport> {
+    const now = Date.now();
+    if (this.last && now - this.last.at < this.opts.refreshMs) return this.last.report;
+    if (!this.live) return Promise.reject(new Error('the service is still starting'));
+    const report = this.build(this.live);
+    this.last = { at: now, report };
+    // A failed look is not kept: the next one tries again.
+    report.catch(() => {
+      if (this.last?.report === report) this.last = undefined;
+    });
+    return report;
+  }
+
+  private async build(src: StatusSources): Promise<StatusReport> {
+    const { opts } = this;
+    const [readiness, subnets] = await Promise.all([src.readiness().catch((err: unknown) => ({ ready: false, reasons: [messageOf(err)] })), this.subnets(src)]);
+    const byTransport = Object.fromEntries(src.transports.map((t) => [t.name, t.connectedCount()]));
+    return {
+      version: opts.version,
+      startedAt: new Date(this.startedAt).toISOString(),
+      uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
+      refreshMs: opts.refreshMs,
+      ready: readiness.ready,
+      reasons: readiness.reasons,
+      peers: { connected: Object.values(byTransport).reduce((a, n) => a + n, 0), byTransport },
+      subnets,
+      aggregations: {
+        inFlight: src.aggregationsInFlight(),
+        total: this.byOutcome.success + this.byOutcome.quorum_not_reached + this.byOutcome.error,
+        byOutcome: { ...this.byOutcome },
+        recent: [...this.recent],
+      },
+      signatureCache: { ...src.cache(), hits: this.cacheHits, misses: this.cacheMisses },
+      workers: src.workers(),
+    };
+  }
+
+  /** readiness.subnets first, then the subnets of the recent aggregations, each once. */
+  private async subnets(src: StatusSources): Promise<SubnetStatus[]> {
+    const tracked = new Set(this.opts.trackedSubnets);
+    const names = [...new Set([...this.opts.trackedSubnets, ...this.recent.flatMap((r) => (r.subnetId ? [r.subnetId] : []))])];
+    for (const name of this.lastSets.keys()) if (!names.includes(name)) this.lastSets.delete(name);
+    return Promise.all(names.map((name) => this.subnet(src, name, tracked.has(name))));
+  }
+
+  private async subnet(src: StatusSources, name: string, tracked: boolean): Promise<SubnetStatus> {
+    const base = { subnetId: name, tracked, quorumPercentage: this.opts.quorumPercentage };
+    let error: string | undefined;
+    const waitMs = this.opts.setWaitMs ?? 1_000;
+    try {
+      this.lastSets.set(name, await untilAborted(src.sets.get(parseCb58Id(name), 0), AbortSignal.timeout(waitMs)));
+    } catch (err) {
+      error = err instanceof DOMException && err.name === 'TimeoutError' ? `the current validator set did not come within ${waitMs} ms` : messageOf(err);
+    }
+    const set = this.lastSets.get(name);
+    if (!set) return { ...base, error, validators: [] };
+    const rows = set.validators.map((v) => this.validator(src, v, set.totalWeight));
+    let connected = 0n;
+    for (const [i, v] of set.validators.entries()) if (rows[i]!.connected) connected += v.weight;
+    const heaviest = [...rows].sort((a, b) => cmpWeightDesc(a.weight, b.weight)).slice(0, this.opts.validatorsPerSubnet);
+    return {
+      ...base,
+      ...(error === undefined ? {} : { error }),
+      totalWeight: set.totalWeight.toString(),
+      connectedWeight: connected.toString(),
+      connectedPercent: percent(connected, set.totalWeight),
+      validatorCount: rows.length,
+      connectedCount: rows.filter((r) => r.connected).length,
+      validators: heaviest,
+    };
+  }
+
+  private validator(src: StatusSources, v: CanonicalSet['validators'][number], total: bigint): ValidatorStatus {
+    const transport = src.transports.find((t) => t.isConnected(v));
+    const { last, penalties } = src.answers.get(v.publicKeyHex);
+    return {
+      nodeIds: v.nodeIds,
+      publicKey: v.publicKeyHex,
+      weight: v.weight.toString(),
+      weightPercent: percent(v.weight, total),
+      connected: transport !== undefined,
+      transport: transport?.name ?? null,
+      lastAnswer: last,
+      penalties,
+    };
+  }
+}
+
+/** part / whole in percent, two decimals. */
+function percent(part: bigint, whole: bigint): number {
+  return whole === 0n ? 0 : Number((part * 10_000n) / whole) / 100;
+}
+
+function cmpWeightDesc(a: string, b: string): number {
+  const d = BigInt(b) - BigInt(a);
+  return d > 0n ? 1 : d < 0n ? -1 : 0;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,179 @@
+// GET /status.json (and the page's routes) on a small devnet: the subnet's stake against quorum and
+// its validators, the last aggregations (bounded by status.recentAggregations, newest first, with
+// the time the signers took), the penalty of a signer that sent an invalid signature, cache and
+// worker state; nothing secret and no client address in it; publicMode turns every status route
+// off. The status model's bounds and fallbacks, and the answer tracker's, are checked on their own
+// (test/service/status.test.ts and below).
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
+import { AnswerTracker } from '../../src/service/answer-tracker.js';
+import type { StatusReport } from '../../src/server/status/report.js';
+import type { PeerAnswer, PeerSource } from '../../src/aggregator/peer-source.js';
+import { REQUEST_CANCELLED } from '../../src/aggregator/peer-source.js';
+import { postJson, request, scrape } from './helpers.js';
+
+const API_KEY = 'status-page-must-not-show-this-key';
+let devnet: Devnet;
+let publicDevnet: Devnet;
+
+beforeAll(async () => {
+  const logger = pino({ level: 'silent' });
+  [devnet, publicDevnet] = await Promise.all([
+    // Signer peers only: the checks below count signers (status over both transports: test/devnet/transports.test.ts).
+    startDevnet({
+      validators: 6,
+      byzantine: 1,
+      transport: 'ws',
+      port: 0,
+      logger,
+      configOverrides: { 'status.recentAggregations': 2, 'status.refreshMs': 250, 'upstreams.apiKey': API_KEY, 'workers.threads': 1 },
+    }),
+    startDevnet({ validators: 2, port: 0, logger, configOverrides: { publicMode: true, 'workers.threads': 1 } }),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([devnet?.close(), publicDevnet?.close()]);
+});
+
+/** The report once it reflects `total` aggregations (reports are shared for status.refreshMs). */
+async function reportWith(total: number): Promise<{ report: StatusReport; text: string }> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await fetch(`${devnet.info.url}/status.json`, { signal: AbortSignal.timeout(10_000) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const text = await res.text();
+    const report = JSON.parse(text) as StatusReport;
+    if (report.aggregations.total === total) return { report, text };
+    if (Date.now() > deadline) throw new Error(`status.json never showed ${total} aggregations: ${text}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('GET /status.json', () => {
+  it('shows the subnet, its validators, the last aggregations (bounded) and the penalty of the signer that cheated', async () => {
+    const url = `${devnet.info.url}/v1/signatureAggregator/fuji/aggregateSignatures`;
+    expect((await postJson(url, { message: devnet.exampleMessageHex('status 1') })).status).toBe(201);
+    // 100% cannot be reached: the byzantine signer's signature is invalid (a penalty).
+    expect((await postJson(url, { message: devnet.exampleMessageHex('status 2'), quorumPercentage: 100 })).status).toBe(503);
+    expect((await postJson(url, { message: devnet.exampleMessageHex('status 3') })).status).toBe(201);
+
+    const { report } = await reportWith(3);
+    expect(report.ready).toBe(true);
+    expect(report.peers).toEqual({ connected: devnet.info.signers, byTransport: { websocket: devnet.info.signers } });
+
+    // status.recentAggregations = 2: the newest two, newest first; the counts keep all three.
+    expect(report.aggregations.byOutcome).toEqual({ success: 2, quorum_not_reached: 1, error: 0 });
+    expect(report.aggregations.recent.map((a) => a.outcome)).toEqual(['success', 'quorum_not_reached']);
+    const [last, failed] = report.aggregations.recent;
+    expect(last).toMatchObject({ subnetId: devnet.info.subnetId, error: null, totalWeight: devnet.genesis.totalWeight.toString() });
+    expect(last!.signers).toBeGreaterThan(0);
+    expect(last!.idealMs).not.toBeNull();
+    expect(last!.idealMs!).toBeLessThanOrEqual(last!.ms);
+    expect(failed).toMatchObject({ subnetId: devnet.info.subnetId, idealMs: null, signers: null });
+
+    const [subnet] = report.subnets;
+    expect(report.subnets).toHaveLength(1);
+    expect(subnet).toMatchObject({ subnetId: devnet.info.subnetId, tracked: true, quorumPercentage: 67, totalWeight: devnet.genesis.totalWeight.toString(), validatorCount: devnet.info.signers });
+    // Heaviest first, every one connected and answering with a signature.
+    const weights = subnet!.validators.map((v) => BigInt(v.weight));
+    expect(weights).toHaveLength(devnet.info.signers);
+    expect([...weights].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))).toEqual(weights);
+    for (const v of subnet!.validators) {
+      expect(v).toMatchObject({ connected: true, transport: 'websocket' });
+      expect(v.lastAnswer?.result).toBe('signature');
+    }
+    // The byzantine signer has a penalty per invalid signature it sent, the others none.
+    const cheat = (v: { nodeIds: string[] }): boolean => devnet.info.byzantine.some((id) => v.nodeIds.includes(id));
+    // Its invalid signature is checked at 100% for sure, at 67% only when it arrived before the
+    // target weight was reached: the penalties shown are the invalid answers counted, at least one.
+    const invalid = (await scrape(devnet.info.url)).sum('warpgate_signature_responses_total', { result: 'invalid' });
+    expect(invalid).toBeGreaterThanOrEqual(1);
+    expect(subnet!.validators.filter(cheat).map((v) => v.penalties)).toEqual([invalid]);
+    expect(subnet!.validators.filter((v) => !cheat(v)).every((v) => v.penalties === 0)).toBe(true);
+
+    expect(report.signatureCache).toMatchObject({ maxMessages: 10_000, maxSignatures: 200_000, misses: 3, hits: 0 });
+    expect(report.signatureCache.signatures).toBeGreaterThan(0);
+    expect(report.workers).toEqual({ threads: 1, queued: 0, maxQueue: 4096 });
+  });
+
+  it('holds no secret and no client address', async () => {
+    const { text } = await reportWith(3);
+    expect(text).not.toContain(API_KEY);
+    expect(text).not.toContain('127.0.0.1');
+    expect(text).not.toContain(devnet.info.pchainUrl);
+  });
+
+  it('GET / leads to the page; the page is self-contained under a strict Content-Security-Policy', async () => {
+    const root = await fetch(`${devnet.info.url}/`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/status');
+    const page = await fetch(`${devnet.info.url}/status`, { signal: AbortSignal.timeout(10_000) });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await page.text();
+    // No external asset: nothing is loaded by URL.
+    expect(html).not.toMatch(/\b(src|href)\s*=/i);
+    expect(html).not.toMatch(/https?:\/\//);
+  });
+});
+
+describe('publicMode', () => {
+  it('serves no status page: /, /status and /status.json are 404', async () => {
+    for (const path of ['/', '/status', '/status.json']) {
+      const res = await request(`${publicDevnet.info.url}${path}`);
+      expect(res.status, path).toBe(404);
+    }
+    // The rest of the service is there.
+    expect((await request(`${publicDevnet.info.url}/health`)).status).toBe(200);
+  });
+});
+
+describe('AnswerTracker', () => {
+  const answers = new Map<string, () => Promise<PeerAnswer>>();
+  const source: PeerSource = {
+    isConnected: () => true,
+    request: (pk) => answers.get(pk)!(),
+    penalize: () => undefined,
+  };
+
+  it('notes each key\'s last answer and penalties, not cancellations, and forgets the least recently heard from past its bound', async () => {
+    let now = 1_000;
+    const tracker = new AnswerTracker(2, () => now);
+    const observed = tracker.observe(source);
+    const req = { message: new Uint8Array(1), justification: new Uint8Array() };
+    answers.set('aa', async () => {
+      now += 7;
+      return { kind: 'signature', signature: new Uint8Array(96) };
+    });
+    answers.set('bb', async () => {
+      now += 3;
+      return { kind: 'refused', reason: 'policy' };
+    });
+    answers.set('cc', () => Promise.reject(Object.assign(new Error('slow'), { reason: 'timeout' })));
+    answers.set('dd', () => Promise.reject(REQUEST_CANCELLED));
+
+    await observed.request('aa', req);
+    await observed.request('bb', req);
+    observed.penalize('bb', 'invalid signature');
+    now += 2_000;
+    expect(tracker.get('AA')).toEqual({ last: { result: 'signature', ms: 7, secondsAgo: 2 }, penalties: 0 });
+    expect(tracker.get('bb')).toEqual({ last: { result: 'refused', ms: 3, secondsAgo: 2 }, penalties: 1 });
+
+    await expect(observed.request('dd', req)).rejects.toBe(REQUEST_CANCELLED);
+    expect(tracker.get('dd')).toEqual({ last: null, penalties: 0 });
+
+    // A third key: 'aa', heard from longest ago, is forgotten.
+    await expect(observed.request('cc', req)).rejects.toThrow('slow');
+    await new Promise((r) => setImmediate(r));
+    expect(tracker.get('cc').last?.result).toBe('timeout');
+    expect(tracker.get('aa')).toEqual({ last: null, penalties: 0 });
+    expect(tracker.get('bb').penalties).toBe(1);
+  });
+});
