@@ -5,15 +5,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { packagePath, tsExecArgv } from '../util/ts-runtime.js';
+import type { HostFailed } from './host-serve.js';
 
 /** Longest a host may take to start what it hosts. */
 const HOST_READY_TIMEOUT_MS = 120_000;
 
-/** What a host answers `start` with when it could not start (it exits 1 after sending it). */
-interface HostFailed {
-  type: 'failed';
-  reason: string;
-}
 
 /** Forks `entry` (relative to the package root), sends `start`, resolves with the process and its ready message. */
 export async function launchHost<R extends { type: 'ready' }>(entry: string, start: object, what: string): Promise<{ child: ChildProcess; ready: R }> {

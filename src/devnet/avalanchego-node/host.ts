@@ -1,7 +1,7 @@
 // Child-process entry that hosts a group of the devnet's simulated avalanchego validators, so
 // their TLS and BLS work is not on the service's event loop. The parent sends one `start` message
 // over IPC and receives each node's NodeID and port (or a `failed` message, and the process exits
-// 1); SIGTERM, a `stop` message or losing the parent closes them and exits 0. A restarted host is
+// 1); SIGTERM, a `stop` message or losing the parent closes them and exits 0 (host-serve.ts). A restarted host is
 // given the ports of the one before it, which the service keeps redialling.
 import { loadBackend } from '../../bls/index.js';
 import { PChainClient } from '../../node/pchain.js';
@@ -11,8 +11,9 @@ import { P_CHAIN_ID } from '../../warp/cb58.js';
 import { SimulatedAvalancheNode } from './node.js';
 import { pchainWarpVerifier, rpcPChainReader } from './pchain-verifier.js';
 import type { NodeHostReady, NodeHostStart } from './protocol.js';
+import { serveHost, type Closable } from '../host-serve.js';
 
-async function startNodes(msg: NodeHostStart, running: SimulatedAvalancheNode[]): Promise<NodeHostReady> {
+async function startNodes(msg: NodeHostStart, running: Closable[]): Promise<NodeHostReady> {
   const bls = loadBackend(msg.backend);
   const verify = pchainWarpVerifier(rpcPChainReader(new PChainClient({ nodeBaseUrl: msg.pchainUrl })));
   const evmChainId = hexToBytes(msg.evmChainIdHex);
@@ -38,30 +39,4 @@ async function startNodes(msg: NodeHostStart, running: SimulatedAvalancheNode[])
   return { type: 'ready', nodes: ready };
 }
 
-function main(): void {
-  const running: SimulatedAvalancheNode[] = [];
-  let stopping = false;
-  const stop = async (): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    await Promise.allSettled(running.map((n) => n.close()));
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
-  process.on('disconnect', () => void stop());
-  process.on('message', (msg: NodeHostStart | { type: 'stop' }) => {
-    if (msg.type === 'stop') return void stop();
-    startNodes(msg, running).then(
-      (ready) => process.send?.(ready),
-      async (err: unknown) => {
-        await Promise.allSettled(running.map((n) => n.close()));
-        const failed = { type: 'failed', reason: err instanceof Error ? err.message : String(err) };
-        if (process.send) process.send(failed, () => process.exit(1));
-        else process.exit(1);
-      },
-    );
-  });
-}
-
-main();
+serveHost(startNodes);

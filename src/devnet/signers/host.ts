@@ -1,42 +1,15 @@
 // Child-process entry that hosts a group of devnet signer peers, so their CPU is not on the
 // service's event loop. The parent sends one `start` message over IPC and receives each signer's
 // public key and port (or a `failed` message, and the process exits 1); SIGTERM or a `stop`
-// message closes them and exits 0. A restarted host is given the ports of the one before it,
+// message closes them and exits 0 (host-serve.ts). A restarted host is given the ports of the one before it,
 // which the service keeps redialing.
 import { loadBackend } from '../../bls/index.js';
 import { KeyFileBackend, PChainPolicy, SignerPeer, StaticPolicy, type SigningPolicy } from '../../signer/index.js';
 import { bytesToHex, hexToBytes } from '../../warp/hex.js';
-import type { SignerHostFailed, SignerHostReady, SignerHostStart } from './protocol.js';
+import type { SignerHostReady, SignerHostStart } from './protocol.js';
+import { serveHost, type Closable } from '../host-serve.js';
 
-async function main(): Promise<void> {
-  const running: SignerPeer[] = [];
-  let stopping = false;
-  const stop = async (): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    await Promise.allSettled(running.map((s) => s.close()));
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
-  // The parent going away must not leave signers behind.
-  process.on('disconnect', () => void stop());
-
-  process.on('message', (msg: SignerHostStart | { type: 'stop' }) => {
-    if (msg.type === 'stop') return void stop();
-    startSigners(msg, running).then(
-      (ready) => process.send?.(ready),
-      async (err: unknown) => {
-        const failed: SignerHostFailed = { type: 'failed', reason: err instanceof Error ? err.message : String(err) };
-        await Promise.allSettled(running.map((s) => s.close()));
-        if (process.send) process.send(failed, () => process.exit(1));
-        else process.exit(1);
-      },
-    );
-  });
-}
-
-async function startSigners(msg: SignerHostStart, running: SignerPeer[]): Promise<SignerHostReady> {
+async function startSigners(msg: SignerHostStart, running: Closable[]): Promise<SignerHostReady> {
   const bls = loadBackend(msg.backend);
   const chains = new StaticPolicy({ networkId: msg.networkId, allowedSourceChains: msg.allowedSourceChainsHex.map((h) => hexToBytes(h)) });
   const policy: SigningPolicy = msg.pchainUrl ? new PChainPolicy({ networkId: msg.networkId, nodeUrl: msg.pchainUrl, otherChains: chains }) : chains;
@@ -58,4 +31,4 @@ async function startSigners(msg: SignerHostStart, running: SignerPeer[]): Promis
   return { type: 'ready', signers: ready };
 }
 
-void main();
+serveHost(startSigners);

@@ -26,9 +26,3 @@ export interface SignerHostReady {
   type: 'ready';
   signers: { publicKeyHex: string; port: number }[];
 }
-
-/** The host could not start its signers (a port taken, say); it exits 1 after sending this. */
-export interface SignerHostFailed {
-  type: 'failed';
-  reason: string;
-}
