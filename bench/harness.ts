@@ -267,7 +267,7 @@ export function readUnverified(bytes: Uint8Array, set: CanonicalSet, quorumPerce
  * Checks every signed message as avalanchego would (for `floor`: only readUnverified's checks);
  * returns each one's signers, signed weight share, size and destination gas.
  */
-function verifyAnswers(strategy: Strategy, scenario: Scenario, outcomes: RequestOutcome[], o: BenchOptions): Map<number, Checked> {
+export function verifyAnswers(strategy: Strategy, scenario: Scenario, outcomes: RequestOutcome[], o: BenchOptions): Map<number, Checked> {
   const set = canonicalSet(
     scenario.validators.map((v) => ({ nodeId: v.nodeId, weight: v.weight, publicKey: hexToBytes(v.publicKeyHex) })),
     loadBackend('blst'),
