@@ -1,7 +1,7 @@
 // The benchmark's outputs besides the JSON: the markdown table (one row per strategy measured,
 // the figures the README quotes), the figures derived from two strategies of the same run, and
 // the latency CDF chart.
-import { cdfChart, type Series } from './chart.js';
+import { cdfChart, timelineChart, type Series } from './chart.js';
 import type { BenchReport, StrategyReport } from './harness.js';
 import { STRATEGIES, UNVERIFIABLE, type Strategy } from './strategies.js';
 import type { Percentiles } from './stats.js';
@@ -149,4 +149,22 @@ export function chartOf(r: BenchReport): string {
     { label: 'ideal (quorum weight arrived)', color: '#888888', dashed: true, valuesMs: first[1].samples.map((s) => s.idealMs) },
     ...strategies.map(([name, s]) => ({ ...LINES[name], valuesMs: s.samples.map((x) => x.latencyMs) })),
   ]);
+}
+
+/** The memory chart's path: FILE.json → FILE-rss.svg. */
+export function rssChartPath(jsonPath: string): string {
+  return `${jsonPath.endsWith('.json') ? jsonPath.slice(0, -'.json'.length) : jsonPath}-rss.svg`;
+}
+
+/** The service's resident memory over the timed runs, one line per strategy measured, and the bound the README states. */
+export function rssChartOf(r: BenchReport, boundMb?: number): string {
+  const strategies = measured(r);
+  if (strategies.length === 0) throw new RangeError('a chart needs at least one strategy measured');
+  return timelineChart(
+    `Service resident memory, ${r.validators} validators, ${r.runs} runs`,
+    settingsLine(r),
+    { x: 'seconds into the timed runs', y: 'resident memory, MB' },
+    strategies.map(([name, s]) => ({ label: LINES[name].label, color: LINES[name].color, points: s.service.rssTimelineMb })),
+    boundMb === undefined ? undefined : { label: `bound: ${boundMb} MB`, value: boundMb },
+  );
 }

@@ -1,7 +1,7 @@
 // The benchmark's pure parts: flags, seeded draws, weights, the ideal, percentiles and the chart.
 import { describe, expect, it } from 'vitest';
 import { BenchArgsError, DEFAULT_OPTIONS, USAGE, parseArgs } from '../../bench/args.js';
-import { cdfChart, niceStep, wrapText, xScaleFor } from '../../bench/chart.js';
+import { cdfChart, niceStep, timelineChart, wrapText, xScaleFor } from '../../bench/chart.js';
 import { choose, lognormalDelay, uniform } from '../../bench/random.js';
 import { chartOf, chartPath, derivedFigures, markdownTable } from '../../bench/report.js';
 import type { BenchReport, StrategyReport } from '../../bench/harness.js';
@@ -347,5 +347,22 @@ describe('report: the floor and the figures derived within one run', () => {
     const two = chartOf(benchReport({ warpgate, floor }));
     expect(two.match(/<path /g)).toHaveLength(3);
     expect(two).not.toContain('perSignatureVerify');
+  });
+});
+
+describe('memory chart', () => {
+  it('draws each strategy\'s resident memory over time from 0 MB, with the stated bound dashed', () => {
+    const svg = timelineChart('rss', 's', { x: 'seconds', y: 'MB' }, [
+      { label: 'warpgate', color: '#1f77b4', points: [[0, 260], [10, 400], [20, 410]] },
+      { label: 'floor', color: '#9467bd', points: [[0, 250], [20, 380]] },
+    ], { label: 'bound: 600 MB', value: 600 });
+    expect(svg.match(/<path /g)).toHaveLength(2);
+    expect(svg).toContain('bound: 600 MB');
+    expect(svg).toContain('stroke-dasharray="6 4"');
+    // The y axis starts at 0 and reaches past the bound.
+    expect(svg).toMatch(/text-anchor="end">0<\/text>/);
+    expect(svg).toMatch(/text-anchor="end">600<\/text>/);
+    expect(svg).not.toContain('NaN');
+    expect(() => timelineChart('t', 's', { x: 'x', y: 'y' }, [])).toThrow(RangeError);
   });
 });
