@@ -15,6 +15,12 @@ import { encodeSigners } from '../../src/warp/bitset.js';
 import { bytesToHex, hexToBytes } from '../../src/warp/hex.js';
 import { encodeSignedMessage } from '../../src/warp/signed-message.js';
 import { parseUnsignedMessage } from '../../src/warp/unsigned-message.js';
+import { Aggregator } from '../../src/aggregator/aggregator.js';
+import type { ResponseResult } from '../../src/aggregator/collection.js';
+import { SignatureCache } from '../../src/aggregator/signature-cache.js';
+import { requiredWeight } from '../../src/validators/quorum.js';
+import { verifySignedMessage } from '../../src/validators/verify.js';
+import { FakePeers, NETWORK_ID, fixedEpochs, fixedSets, message, testNetwork } from '../aggregator/helpers.js';
 
 const bls = loadBackend('blst');
 const options = { ...DEFAULT_OPTIONS, validators: 6, weights: 'skewed' as const, runs: 1, warmup: 0 };
@@ -101,5 +107,42 @@ describe('the after-run verification', () => {
     const lightest = all.reduce((a, i) => (set.validators[i]!.weight < set.validators[a]!.weight ? i : a), 0);
     const short = bytesToHex(encodeSignedMessage(unsigned, encodeSigners([lightest]), signatureOf(lightest)));
     expect(() => verifyAnswers('floor', scenario, [{ ...outcome, signedMessageHex: short }], options)).toThrow(/not 67%/);
+  });
+});
+
+describe('the floor through the real aggregator', () => {
+  it('takes the same fan-out and early stop, counts the answers, and never touches the BLS pool', async () => {
+    // 16 validators of uneven weight: the 8 heaviest (175 of 240) answer at once, the rest after 3 s.
+    const net = testNetwork([40, 30, 25, 20, 18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4, 3], 0);
+    const slow = net.validators.filter((v) => v.weight < 12n);
+    const peers = new FakePeers(net);
+    for (const v of slow) peers.set(v.pkHex, { kind: 'honest', delayMs: 3_000 });
+    const responses: ResponseResult[] = [];
+    const agg = new Aggregator({
+      sets: fixedSets(net),
+      epochs: fixedEpochs(),
+      peers,
+      pool: untouchablePool,
+      cache: new SignatureCache(),
+      deadlineMs: 5_000,
+      requestTimeoutMs: 4_000,
+      verification: floor,
+      fanOut: { extraWeightPercent: 100 },
+      events: { onResponse: (r) => responses.push(r) },
+    });
+    const result = await agg.aggregate({ message: message('floor'), justification: new Uint8Array(), quorumPercentage: 67, quorumPercentageBuffer: 0, pChainHeight: 0 });
+    // Answered while every slow validator still held its request; they are cancelled after the answer.
+    for (const v of slow) expect(peers.settled).not.toContain(v.pkHex);
+    expect(peers.requests).toHaveLength(16);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(peers.aborted).toBe(slow.length);
+    expect(result.signedWeight).toBeGreaterThanOrEqual(requiredWeight(240n, 67));
+    expect(result.signers).toHaveLength(8);
+    expect(responses.filter((r) => r === 'valid')).toHaveLength(8);
+    // Not a usable answer: the message's "aggregate" is one signer's signature.
+    const v = verifySignedMessage(result.signedMessage, net.entries, 67, NETWORK_ID, bls);
+    expect(v.valid).toBe(false);
+    expect(v.reason).toMatch(/does not verify/);
+    expect(v.signedWeight).toBe(result.signedWeight);
   });
 });
