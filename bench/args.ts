@@ -1,6 +1,7 @@
 // The quorum benchmark's command line: flags, their defaults and limits. Every mistake is a
 // BenchArgsError naming the flag, so `npm run bench` can print one clear line and exit 2.
 import type { BackendName } from '../src/bls/types.js';
+import { STRATEGIES, isStrategy, type Strategy } from './strategies.js';
 
 export type WeightShape = 'uniform' | 'skewed';
 
@@ -44,6 +45,10 @@ export interface BenchOptions {
   fanOutExtraPercent: number | undefined;
   /** V8 heap limit of the service process (--max-old-space-size), to check that it fits. */
   serviceHeapMb: number | undefined;
+  /** The service's signatureCache.maxSignatures; undefined keeps the service's default. */
+  signatureCacheMax: number | undefined;
+  /** The strategies to measure, in STRATEGIES order (a long run can measure only some). */
+  strategies: Strategy[];
 }
 
 export const DEFAULT_OPTIONS: BenchOptions = {
@@ -65,13 +70,15 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   signerProcesses: 2,
   fanOutExtraPercent: undefined,
   serviceHeapMb: undefined,
+  signatureCacheMax: undefined,
+  strategies: [...STRATEGIES],
 };
 
 export const USAGE = `usage: npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed]
   [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67]
   [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE]
   [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--fan-out-extra PCT]
-  [--service-heap-mb MB]`;
+  [--service-heap-mb MB] [--signature-cache-max N] [--strategies ${STRATEGIES.join(',')}]`;
 
 export class BenchArgsError extends Error {
   override readonly name = 'BenchArgsError';
@@ -119,8 +126,21 @@ export function parseLatency(raw: string): LatencyModel {
   return { medianMs, sigma };
 }
 
+/** `a,b,...`: known names, none twice; measured in STRATEGIES order whatever the order given. */
+export function parseStrategies(raw: string): Strategy[] {
+  const names = raw.split(',').map((n) => n.trim());
+  if (names.some((n) => n === '')) throw new BenchArgsError('--strategies', `must be a comma-separated list of ${STRATEGIES.join(', ')}, got '${raw}'`);
+  const unknown = names.filter((n) => !isStrategy(n));
+  if (unknown.length > 0) {
+    throw new BenchArgsError('--strategies', `unknown strategy ${unknown.map((n) => `'${n}'`).join(', ')}; known: ${STRATEGIES.join(', ')}`);
+  }
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new BenchArgsError('--strategies', `'${twice}' is named twice`);
+  return STRATEGIES.filter((s) => names.includes(s));
+}
+
 export function parseArgs(argv: readonly string[]): BenchOptions {
-  const o: BenchOptions = { ...DEFAULT_OPTIONS, latency: { ...DEFAULT_OPTIONS.latency } };
+  const o: BenchOptions = { ...DEFAULT_OPTIONS, latency: { ...DEFAULT_OPTIONS.latency }, strategies: [...DEFAULT_OPTIONS.strategies] };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const eq = flag.indexOf('=');
@@ -195,6 +215,13 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         break;
       case '--service-heap-mb':
         o.serviceHeapMb = integer(name, value(), 64, 65_536);
+        break;
+      case '--signature-cache-max':
+        // The config schema's own range (src/config/schema.ts).
+        o.signatureCacheMax = integer(name, value(), 0, 100_000_000);
+        break;
+      case '--strategies':
+        o.strategies = parseStrategies(value());
         break;
       default:
         throw new BenchArgsError(name, 'unknown flag');

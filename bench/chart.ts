@@ -133,3 +133,72 @@ export function cdfChart(title: string, subtitle: string, series: readonly Serie
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }
+
+export interface TimelineSeries {
+  label: string;
+  color: string;
+  /** [x, y] points, x ascending. */
+  points: readonly (readonly [number, number])[];
+}
+
+/**
+ * A line chart of values over time (the service's resident memory over the timed runs), from
+ * y = 0 so that levelling off is not exaggerated, with an optional dashed horizontal bound.
+ */
+export function timelineChart(
+  title: string,
+  subtitle: string,
+  axes: { x: string; y: string },
+  series: readonly TimelineSeries[],
+  bound?: { label: string; value: number },
+): string {
+  const points = series.flatMap((s) => s.points);
+  if (points.length === 0) throw new RangeError('a chart needs at least one point');
+  const xMax = Math.max(...points.map(([x]) => x), 1);
+  const yTop = Math.max(...points.map(([, y]) => y), bound?.value ?? 0, 1);
+  const xs = linearScale(xMax);
+  const ys = linearScale(yTop * 1.05);
+  const subtitleLines = wrapText(subtitle, SUBTITLE_CHARS);
+  const top = 40 + subtitleLines.length * 14;
+  const HEIGHT = top + PLOT_HEIGHT + MARGIN.bottom;
+  const plotW = WIDTH - MARGIN.left - MARGIN.right;
+  const plotH = PLOT_HEIGHT;
+  const x = (v: number): number => MARGIN.left + xs.at(v) * plotW;
+  const y = (v: number): number => top + (1 - ys.at(v)) * plotH;
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+    `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
+    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
+    ...subtitleLines.map((line, i) => `<text x="${MARGIN.left}" y="${40 + i * 14}" font-size="11" fill="#555555">${escapeXml(line)}</text>`),
+  ];
+  for (const t of xs.ticks) {
+    out.push(`<line x1="${fmt(x(t))}" y1="${top}" x2="${fmt(x(t))}" y2="${top + plotH}" stroke="#e5e5e5"/>`);
+    out.push(`<text x="${fmt(x(t))}" y="${top + plotH + 18}" text-anchor="middle">${fmt(t)}</text>`);
+  }
+  for (const t of ys.ticks) {
+    out.push(`<line x1="${MARGIN.left}" y1="${fmt(y(t))}" x2="${MARGIN.left + plotW}" y2="${fmt(y(t))}" stroke="#e5e5e5"/>`);
+    out.push(`<text x="${MARGIN.left - 8}" y="${fmt(y(t) + 4)}" text-anchor="end">${fmt(t)}</text>`);
+  }
+  out.push(`<rect x="${MARGIN.left}" y="${top}" width="${plotW}" height="${plotH}" fill="none" stroke="#333333"/>`);
+  out.push(`<text x="${MARGIN.left + plotW / 2}" y="${HEIGHT - 14}" text-anchor="middle">${escapeXml(axes.x)}</text>`);
+  out.push(`<text x="16" y="${top + plotH / 2}" text-anchor="middle" transform="rotate(-90 16 ${top + plotH / 2})">${escapeXml(axes.y)}</text>`);
+  if (bound) {
+    out.push(`<line x1="${MARGIN.left}" y1="${fmt(y(bound.value))}" x2="${MARGIN.left + plotW}" y2="${fmt(y(bound.value))}" stroke="#888888" stroke-width="1.5" stroke-dasharray="6 4"/>`);
+    out.push(`<text x="${MARGIN.left + 6}" y="${fmt(y(bound.value) - 5)}" fill="#555555">${escapeXml(bound.label)}</text>`);
+  }
+  for (const s of series) {
+    if (s.points.length === 0) continue;
+    const d = s.points.map(([px, py], i) => `${i === 0 ? 'M' : 'L'}${fmt(x(px))},${fmt(y(py))}`).join(' ');
+    out.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"/>`);
+  }
+  const legendX = MARGIN.left + plotW - 230;
+  const legendTop = top + plotH - 20 - (series.length - 1) * 20 - 14;
+  out.push(`<rect x="${legendX - 8}" y="${legendTop}" width="230" height="${series.length * 20 + 8}" fill="#ffffff" stroke="#cccccc"/>`);
+  series.forEach((s, i) => {
+    const ly = top + plotH - 20 - (series.length - 1 - i) * 20;
+    out.push(`<line x1="${legendX}" y1="${ly}" x2="${legendX + 28}" y2="${ly}" stroke="${s.color}" stroke-width="2"/>`);
+    out.push(`<text x="${legendX + 36}" y="${ly + 4}">${escapeXml(s.label)}</text>`);
+  });
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
+}

@@ -1,13 +1,74 @@
-// The benchmark's outputs besides the JSON: the markdown table (one row per strategy, the
-// figures the README quotes) and the latency CDF chart.
-import { cdfChart } from './chart.js';
+// The benchmark's outputs besides the JSON: the markdown table (one row per strategy measured,
+// the figures the README quotes), the figures derived from two strategies of the same run, and
+// the latency CDF chart.
+import { cdfChart, timelineChart, type Series } from './chart.js';
 import type { BenchReport, StrategyReport } from './harness.js';
-import { STRATEGIES } from './harness.js';
+import { STRATEGIES, UNVERIFIABLE, type Strategy } from './strategies.js';
 import type { Percentiles } from './stats.js';
 
 const ms = (p: Percentiles): string => [p.p50, p.p90, p.p99].map((x) => x.toFixed(1)).join(' / ');
 
 const gas = (g: number): string => Math.round(g).toLocaleString('en-US');
+
+/**
+ * Differences and ratios between strategies of one run (so they hold on a noisy machine). Each is
+ * present only when the run measured both of its strategies (and the divisor is not 0).
+ */
+export interface DerivedFigures {
+  /** `warpgate`'s overhead minus the `floor`'s, ms: what warpgate adds above the path's own cost. */
+  overheadAboveFloorMs?: { p50: number; p99: number };
+  /** Service CPU per aggregation, `warpgate` / `floor`. */
+  cpuWarpgateOverFloor?: number;
+  /** Service CPU per aggregation, `perSignatureVerify` / `warpgate`. */
+  cpuPerSignatureVerifyOverWarpgate?: number;
+  /** Aggregations per second, `warpgate` / `floor`. */
+  throughputWarpgateOverFloor?: number;
+}
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+const ratio = (a: number, b: number): number | undefined => (b > 0 ? round2(a / b) : undefined);
+
+type Measured = Partial<Record<Strategy, StrategyReport>>;
+
+export function derivedFigures(r: Measured): DerivedFigures {
+  const { warpgate: w, floor: f, perSignatureVerify: p } = r;
+  const d: DerivedFigures = {};
+  if (w && f) {
+    d.overheadAboveFloorMs = { p50: round2(w.overheadMs.p50 - f.overheadMs.p50), p99: round2(w.overheadMs.p99 - f.overheadMs.p99) };
+    const cpu = ratio(w.cpuMsPerAggregation, f.cpuMsPerAggregation);
+    if (cpu !== undefined) d.cpuWarpgateOverFloor = cpu;
+    const throughput = ratio(w.throughputPerSec, f.throughputPerSec);
+    if (throughput !== undefined) d.throughputWarpgateOverFloor = throughput;
+  }
+  if (w && p) {
+    const cpu = ratio(p.cpuMsPerAggregation, w.cpuMsPerAggregation);
+    if (cpu !== undefined) d.cpuPerSignatureVerifyOverWarpgate = cpu;
+  }
+  return d;
+}
+
+/** The derived figures as the lines under the table. */
+export function derivedLines(d: DerivedFigures): string[] {
+  const lines: string[] = [];
+  if (d.overheadAboveFloorMs) {
+    const { p50, p99 } = d.overheadAboveFloorMs;
+    lines.push(`Overhead above the floor, \`warpgate\` − \`floor\`: ${p50.toFixed(1)} ms p50, ${p99.toFixed(1)} ms p99`);
+  }
+  if (d.cpuWarpgateOverFloor !== undefined) lines.push(`CPU per aggregation: \`warpgate\` / \`floor\` = ${d.cpuWarpgateOverFloor.toFixed(2)}x`);
+  if (d.cpuPerSignatureVerifyOverWarpgate !== undefined) {
+    lines.push(`CPU per aggregation: \`perSignatureVerify\` / \`warpgate\` = ${d.cpuPerSignatureVerifyOverWarpgate.toFixed(1)}x`);
+  }
+  if (d.throughputWarpgateOverFloor !== undefined) lines.push(`Throughput: \`warpgate\` / \`floor\` = ${d.throughputWarpgateOverFloor.toFixed(2)}x`);
+  return lines;
+}
+
+/** The strategies a report holds, in STRATEGIES order. */
+export function measured(r: Measured): [Strategy, StrategyReport][] {
+  return STRATEGIES.flatMap((name): [Strategy, StrategyReport][] => {
+    const s = r[name];
+    return s ? [[name, s]] : [];
+  });
+}
 
 function row(name: string, s: StrategyReport): string {
   const signers = `${s.signersPerMessage.mean.toFixed(1)} (${s.signersPerMessage.min}–${s.signersPerMessage.max})`;
@@ -22,32 +83,47 @@ export function settingsLine(r: BenchReport): string {
     `${r.validators} validators (${r.weights} weights, ${r.transport === 'p2p' ? 'avalanchego nodes over p2p' : 'signer peers over WebSocket'}), delays lognormal median ${r.latency.medianMs} ms σ ${r.latency.sigma}, ` +
     `${r.offlinePercent}% offline, ${r.byzantinePercent}% byzantine, quorum ${r.quorumPercentage}% + ${r.quorumPercentageBuffer}%, ` +
     `fan-out extra ${r.fanOutExtraPercent === 'default' ? 'default' : `${r.fanOutExtraPercent}%`}, ` +
+    (r.signatureCacheMax === 'default' ? '' : `signature cache ${r.signatureCacheMax} signatures, `) +
     `${r.runs} runs, concurrency ${r.concurrency}, ${r.backend}, ${r.machine.cpus} × ${r.machine.cpuModel}, ` +
     `load average ${r.machine.loadAverage.start} → ${r.machine.loadAverage.end}`
   );
 }
 
 export function markdownTable(r: BenchReport): string {
+  const strategies = measured(r);
   const lines = [
     settingsLine(r),
     '',
     '| strategy | latency ms p50 / p90 / p99 | ideal ms p50 / p90 / p99 | overhead ms p50 / p90 / p99 | service CPU ms / aggregation | validators\' CPU ms / aggregation | aggregations / s | signers / message, mean (min–max) | destination gas / message, Granite / before | failed |',
     '|---|---|---|---|---|---|---|---|---|---|',
-    ...STRATEGIES.map((s) => row(s, r[s])),
+    ...strategies.map(([name, s]) => row(name, s)),
   ];
-  const w = r.warpgate.cpuMsPerAggregation;
-  const p = r.perSignatureVerify.cpuMsPerAggregation;
-  if (w > 0) lines.push('', `CPU per aggregation: \`perSignatureVerify\` / \`warpgate\` = ${(p / w).toFixed(1)}x`);
-  const f = r.warpgate.fewestSigners;
-  const leftOut = f.provenPerMessage - r.warpgate.signersPerMessage.mean;
-  const all = r.warpgateAllSigners;
-  lines.push(
-    '',
-    `Fewest signers: \`warpgate\` put ${r.warpgate.signersPerMessage.mean.toFixed(1)} signers per message of the ${f.provenPerMessage.toFixed(1)} signatures its final checks proved on the same runs ` +
-      `(${leftOut.toFixed(1)} fewer: ${gas(250 * leftOut)} gas less per message under Granite, ${gas(500 * leftOut)} before); ` +
-      `${f.subsetChecks} of ${r.warpgate.aggregations} aggregations needed the subset's own check, ${f.subsetCheckMsMean.toFixed(2)} ms each. ` +
-      `\`warpgateAllSigners\` (every proven signature in the message): ${all.signersPerMessage.mean.toFixed(1)} signers per message of ${all.fewestSigners.provenPerMessage.toFixed(1)} proven.`,
-  );
+  for (const [name, s] of strategies) {
+    if (s.answersVerified && !UNVERIFIABLE.has(name)) continue;
+    lines.push(
+      '',
+      `\`${name}\`: signature verification skipped. Its signed messages carry a placeholder aggregate (no signature check, no aggregation: bench/floor.ts); ` +
+        'only their signers, network and quorum weight were checked. Every other strategy\'s messages were verified as avalanchego would.',
+    );
+  }
+  // Markdown line breaks (two trailing spaces) keep them one per line.
+  const derived = derivedLines(derivedFigures(r));
+  if (derived.length > 0) lines.push('', derived.join('  \n'));
+  const w = r.warpgate;
+  if (w) {
+    const f = w.fewestSigners;
+    const leftOut = f.provenPerMessage - w.signersPerMessage.mean;
+    const all = r.warpgateAllSigners;
+    lines.push(
+      '',
+      `Fewest signers: \`warpgate\` put ${w.signersPerMessage.mean.toFixed(1)} signers per message of the ${f.provenPerMessage.toFixed(1)} signatures its final checks proved on the same runs ` +
+        `(${leftOut.toFixed(1)} fewer: ${gas(250 * leftOut)} gas less per message under Granite, ${gas(500 * leftOut)} before); ` +
+        `${f.subsetChecks} of ${w.aggregations} aggregations needed the subset's own check, ${f.subsetCheckMsMean.toFixed(2)} ms each.` +
+        (all
+          ? ` \`warpgateAllSigners\` (every proven signature in the message): ${all.signersPerMessage.mean.toFixed(1)} signers per message of ${all.fewestSigners.provenPerMessage.toFixed(1)} proven.`
+          : ''),
+    );
+  }
   return lines.join('\n');
 }
 
@@ -56,11 +132,39 @@ export function chartPath(jsonPath: string): string {
   return jsonPath.endsWith('.json') ? `${jsonPath.slice(0, -'.json'.length)}.svg` : `${jsonPath}.svg`;
 }
 
+/** Each strategy's line in the chart. */
+const LINES: Record<Strategy, Omit<Series, 'valuesMs'>> = {
+  warpgate: { label: 'warpgate', color: '#1f77b4' },
+  warpgateAllSigners: { label: 'warpgate, every signer', color: '#2ca02c' },
+  perSignatureVerify: { label: 'perSignatureVerify', color: '#d62728' },
+  floor: { label: 'floor (no crypto; not valid)', color: '#9467bd' },
+};
+
 export function chartOf(r: BenchReport): string {
+  const strategies = measured(r);
+  const first = strategies[0];
+  if (!first) throw new RangeError('a chart needs at least one strategy measured');
+  // Same messages, same delays: every strategy has the same ideal.
   return cdfChart(`Quorum latency, ${r.validators} validators`, settingsLine(r), [
-    { label: 'ideal (quorum weight arrived)', color: '#888888', dashed: true, valuesMs: r.warpgate.samples.map((s) => s.idealMs) },
-    { label: 'warpgate', color: '#1f77b4', valuesMs: r.warpgate.samples.map((s) => s.latencyMs) },
-    { label: 'warpgate, every signer', color: '#2ca02c', valuesMs: r.warpgateAllSigners.samples.map((s) => s.latencyMs) },
-    { label: 'perSignatureVerify', color: '#d62728', valuesMs: r.perSignatureVerify.samples.map((s) => s.latencyMs) },
+    { label: 'ideal (quorum weight arrived)', color: '#888888', dashed: true, valuesMs: first[1].samples.map((s) => s.idealMs) },
+    ...strategies.map(([name, s]) => ({ ...LINES[name], valuesMs: s.samples.map((x) => x.latencyMs) })),
   ]);
+}
+
+/** The memory chart's path: FILE.json → FILE-rss.svg. */
+export function rssChartPath(jsonPath: string): string {
+  return `${jsonPath.endsWith('.json') ? jsonPath.slice(0, -'.json'.length) : jsonPath}-rss.svg`;
+}
+
+/** The service's resident memory over the timed runs, one line per strategy measured, and the bound the README states. */
+export function rssChartOf(r: BenchReport, boundMb?: number): string {
+  const strategies = measured(r);
+  if (strategies.length === 0) throw new RangeError('a chart needs at least one strategy measured');
+  return timelineChart(
+    `Service resident memory, ${r.validators} validators, ${r.runs} runs`,
+    settingsLine(r),
+    { x: 'seconds into the timed runs', y: 'resident memory, MB' },
+    strategies.map(([name, s]) => ({ label: LINES[name].label, color: LINES[name].color, points: s.service.rssTimelineMb })),
+    boundMb === undefined ? undefined : { label: `bound: ${boundMb} MB`, value: boundMb },
+  );
 }

@@ -9,9 +9,10 @@ import { pino } from 'pino';
 import type { VerificationStrategy } from '../src/aggregator/verification.js';
 import { loadConfig } from '../src/config/config.js';
 import { startService, type Service } from '../src/service/start.js';
-import type { Strategy } from './harness.js';
+import { floor } from './floor.js';
 import { serveHost } from './ipc.js';
 import { perSignatureVerify } from './per-signature-verify.js';
+import type { Strategy } from './strategies.js';
 
 export interface StartRequest {
   type: 'start';
@@ -46,7 +47,7 @@ export interface ServiceMeasurement {
 }
 
 /** The verification each strategy injects into the service (warpgate: its own). */
-const VERIFICATION: Record<Strategy, VerificationStrategy | undefined> = { warpgate: undefined, warpgateAllSigners: undefined, perSignatureVerify };
+const VERIFICATION: Record<Strategy, VerificationStrategy | undefined> = { warpgate: undefined, warpgateAllSigners: undefined, perSignatureVerify, floor };
 
 /** How often the worker queue is sampled while measuring (a cheap read)... */
 const SAMPLE_MS = 10;

@@ -1,5 +1,5 @@
 // The benchmark end to end through its npm entry (bench/quorum.ts): a tiny network, a few runs,
-// every strategy, and the JSON, table and chart it promises.
+// every strategy (the floor included), and the JSON, table and chart it promises.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,18 +37,33 @@ describe('npm run bench', () => {
     const json = join(dir, 'results', 'tiny.json');
     const { code, stdout, stderr } = await runBench(
       ['--validators', '8', '--runs', '3', '--warmup', '1', '--concurrency', '2', '--latency', 'lognormal:15:0.3', '--json', json],
-      100_000,
+      140_000,
     );
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/\| `warpgate` \|/);
     expect(stdout).toMatch(/\| `warpgateAllSigners` \|/);
     expect(stdout).toMatch(/\| `perSignatureVerify` \|/);
+    expect(stdout).toMatch(/\| `floor` \|/);
+    // The floor's answers carry no real aggregate: the run says it did not verify them.
+    expect(stderr).toMatch(/^floor: signature verification SKIPPED/m);
+    expect(stderr).not.toMatch(/^(warpgate|warpgateAllSigners|perSignatureVerify): signature verification SKIPPED/m);
+    expect(stdout).toMatch(/^`floor`: signature verification skipped\./m);
+    expect(stdout).toMatch(/^Overhead above the floor, `warpgate` − `floor`: -?[\d.]+ ms p50, -?[\d.]+ ms p99/m);
+    expect(stdout).toMatch(/^CPU per aggregation: `warpgate` \/ `floor` = [\d.]+x/m);
+    expect(stdout).toMatch(/^Throughput: `warpgate` \/ `floor` = [\d.]+x/m);
     expect(stdout).toMatch(/^Fewest signers: `warpgate` put [\d.]+ signers per message of the [\d.]+ signatures its final checks proved on the same runs/m);
 
     const report = JSON.parse(readFileSync(json, 'utf8')) as Record<string, any>;
-    expect(report).toMatchObject({ validators: 8, quorumPercentage: 67, runs: 3, backend: 'blst', concurrency: 2, weights: 'skewed' });
-    for (const strategy of ['warpgate', 'warpgateAllSigners', 'perSignatureVerify']) {
+    expect(report).toMatchObject({
+      validators: 8, quorumPercentage: 67, runs: 3, backend: 'blst', concurrency: 2, weights: 'skewed',
+      strategies: ['warpgate', 'warpgateAllSigners', 'perSignatureVerify', 'floor'],
+    });
+    // The derived figures are those of the strategies in this very report.
+    expect(report.derived.cpuWarpgateOverFloor).toBeCloseTo(report.warpgate.cpuMsPerAggregation / report.floor.cpuMsPerAggregation, 1);
+    expect(report.derived.overheadAboveFloorMs.p50).toBeCloseTo(report.warpgate.overheadMs.p50 - report.floor.overheadMs.p50, 1);
+    for (const strategy of ['warpgate', 'warpgateAllSigners', 'perSignatureVerify', 'floor']) {
       const s = report[strategy];
+      expect(s.answersVerified).toBe(strategy !== 'floor');
       expect(s).toMatchObject({
         latencyMs: percentiles,
         idealMs: percentiles,
@@ -79,21 +94,33 @@ describe('npm run bench', () => {
     // Same messages, same delays: the ideal is the same for both.
     expect(report.perSignatureVerify.idealMs).toEqual(report.warpgate.idealMs);
     expect(report.warpgateAllSigners.idealMs).toEqual(report.warpgate.idealMs);
+    expect(report.floor.idealMs).toEqual(report.warpgate.idealMs);
+    // The floor asked the validators over the same transport: the same answers came back.
+    expect(report.floor.service.responses.valid).toBeGreaterThan(0);
     const svg = readFileSync(join(dir, 'results', 'tiny.svg'), 'utf8');
     expect(svg).toMatch(/^<svg/);
-    expect(svg.match(/<path /g)).toHaveLength(4);
-  }, 110_000);
+    expect(svg.match(/<path /g)).toHaveLength(5);
+  }, 150_000);
 
-  it('--transport p2p: the service dials simulated avalanchego nodes and every signed message verifies', async () => {
+  it('--transport p2p --strategies warpgate,floor: the service dials simulated avalanchego nodes, only those two are measured, and warpgate\'s messages verify', async () => {
     const json = join(dir, 'results', 'tiny-p2p.json');
-    const { code, stderr } = await runBench(['--transport', 'p2p', '--validators', '6', '--byzantine', '20', '--runs', '2', '--warmup', '1', '--latency', 'lognormal:15:0.3', '--json', json], 100_000);
+    const { code, stdout, stderr } = await runBench(
+      ['--transport', 'p2p', '--validators', '6', '--byzantine', '20', '--runs', '2', '--warmup', '1', '--latency', 'lognormal:15:0.3', '--strategies', 'floor,warpgate', '--json', json],
+      100_000,
+    );
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/6\/6 avalanchego nodes connected/);
+    expect(stderr).toMatch(/^warpgate: every signed message verified as avalanchego would$/m);
     const report = JSON.parse(readFileSync(json, 'utf8')) as Record<string, any>;
-    expect(report).toMatchObject({ transport: 'p2p', validators: 6 });
-    for (const strategy of ['warpgate', 'perSignatureVerify']) {
-      // The harness verifies every signed message against the validator set before reporting it.
-      expect(report[strategy]).toMatchObject({ failures: 0, aggregations: 2 });
+    expect(report).toMatchObject({ transport: 'p2p', validators: 6, strategies: ['warpgate', 'floor'] });
+    expect(report).not.toHaveProperty('perSignatureVerify');
+    expect(report).not.toHaveProperty('warpgateAllSigners');
+    expect(stdout).not.toMatch(/\| `perSignatureVerify` \|/);
+    expect(stdout).not.toMatch(/perSignatureVerify/);
+    for (const strategy of ['warpgate', 'floor']) {
+      // The harness verifies warpgate's signed messages against the validator set before reporting
+      // them, and reads the floor's signers and weight; any bad one would have failed the run.
+      expect(report[strategy]).toMatchObject({ failures: 0, aggregations: 2, answersVerified: strategy === 'warpgate' });
       expect(report[strategy].signerHostsCpuMsPerAggregation).toBeGreaterThan(0);
     }
   }, 110_000);
@@ -102,6 +129,13 @@ describe('npm run bench', () => {
     const { code, stderr } = await runBench(['--validators', '1'], 30_000);
     expect(code).toBe(2);
     expect(stderr).toMatch(/--validators: must be from 2/);
+    expect(stderr).toMatch(/usage: npm run bench/);
+  }, 40_000);
+
+  it('exits 2 naming an unknown strategy and the known ones', async () => {
+    const { code, stderr } = await runBench(['--strategies', 'warpgate,nocrypto'], 30_000);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^--strategies: unknown strategy 'nocrypto'; known: warpgate, warpgateAllSigners, perSignatureVerify, floor$/m);
     expect(stderr).toMatch(/usage: npm run bench/);
   }, 40_000);
 });

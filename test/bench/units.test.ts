@@ -1,9 +1,11 @@
 // The benchmark's pure parts: flags, seeded draws, weights, the ideal, percentiles and the chart.
 import { describe, expect, it } from 'vitest';
-import { BenchArgsError, DEFAULT_OPTIONS, parseArgs } from '../../bench/args.js';
-import { cdfChart, niceStep, wrapText, xScaleFor } from '../../bench/chart.js';
+import { BenchArgsError, DEFAULT_OPTIONS, USAGE, parseArgs } from '../../bench/args.js';
+import { cdfChart, niceStep, timelineChart, wrapText, xScaleFor } from '../../bench/chart.js';
 import { choose, lognormalDelay, uniform } from '../../bench/random.js';
-import { chartPath } from '../../bench/report.js';
+import { chartOf, chartPath, derivedFigures, markdownTable } from '../../bench/report.js';
+import type { BenchReport, StrategyReport } from '../../bench/harness.js';
+import { STRATEGIES } from '../../bench/strategies.js';
 import { destinationGas } from '../../bench/warp-gas.js';
 import { BenchScenarioError, buildScenario, idealLatency, weightsFor } from '../../bench/scenario.js';
 import { percentile, summarize } from '../../bench/stats.js';
@@ -25,6 +27,8 @@ describe('bench flags', () => {
       concurrency: 1,
       backend: 'blst',
       json: undefined,
+      signatureCacheMax: undefined,
+      strategies: ['warpgate', 'warpgateAllSigners', 'perSignatureVerify', 'floor'],
     });
     expect(o).toEqual(DEFAULT_OPTIONS);
   });
@@ -34,13 +38,41 @@ describe('bench flags', () => {
       '--validators', '1000', '--weights=uniform', '--latency', 'lognormal:25.5:0.8', '--offline', '5', '--byzantine=2.5',
       '--quorum', '60', '--buffer', '7', '--runs', '50', '--concurrency', '32', '--backend', 'noble', '--json', 'out/r.json',
       '--seed', 's', '--warmup', '0', '--cpu-prof', 'prof', '--signer-processes', '3', '--fan-out-extra', '20',
-      '--service-heap-mb', '512', '--transport', 'p2p',
+      '--service-heap-mb', '512', '--transport', 'p2p', '--signature-cache-max', '50000', '--strategies', 'floor,warpgate',
     ]);
     expect(o).toEqual({
       validators: 1000, transport: 'p2p', weights: 'uniform', latency: { medianMs: 25.5, sigma: 0.8 }, offlinePercent: 5, byzantinePercent: 2.5,
       quorumPercentage: 60, quorumPercentageBuffer: 7, runs: 50, concurrency: 32, backend: 'noble', json: 'out/r.json',
       seed: 's', warmup: 0, cpuProfileDir: 'prof', signerProcesses: 3, fanOutExtraPercent: 20, serviceHeapMb: 512,
+      signatureCacheMax: 50000, strategies: ['warpgate', 'floor'],
     });
+  });
+
+  it('--strategies measures the named ones in the usual order, and the usage names every strategy', () => {
+    expect(parseArgs(['--strategies', 'perSignatureVerify']).strategies).toEqual(['perSignatureVerify']);
+    expect(parseArgs(['--strategies=floor,perSignatureVerify,warpgateAllSigners,warpgate']).strategies).toEqual([...STRATEGIES]);
+    // Parsing one run's flags does not change the next run's defaults.
+    parseArgs(['--strategies', 'floor']);
+    expect(parseArgs([]).strategies).toEqual([...STRATEGIES]);
+    for (const s of STRATEGIES) expect(USAGE).toContain(s);
+    expect(USAGE).toContain('--strategies');
+    expect(USAGE).toContain('--signature-cache-max');
+  });
+
+  it.each([
+    ['warpgate,fastest', /unknown strategy 'fastest'; known: warpgate, warpgateAllSigners, perSignatureVerify, floor/],
+    ['Floor', /unknown strategy 'Floor'/],
+    ['floor,floor', /'floor' is named twice/],
+    ['warpgate,', /comma-separated list/],
+    ['', /comma-separated list/],
+  ])('--strategies %j is refused: %s', (value, message) => {
+    expect(() => parseArgs(['--strategies', value])).toThrow(message);
+    try {
+      parseArgs(['--strategies', value]);
+    } catch (err) {
+      expect(err).toBeInstanceOf(BenchArgsError);
+      expect((err as BenchArgsError).flag).toBe('--strategies');
+    }
   });
 
   it.each([
@@ -54,6 +86,8 @@ describe('bench flags', () => {
     [['--backend', 'mcl'], '--backend'],
     [['--transport', 'udp'], '--transport'],
     [['--fan-out-extra', '101'], '--fan-out-extra'],
+    [['--signature-cache-max', '-1'], '--signature-cache-max'],
+    [['--signature-cache-max', '100000001'], '--signature-cache-max'],
     [['--runs'], '--runs'],
     [['--fast'], '--fast'],
   ])('refuses %j naming %s', (argv, flag) => {
@@ -220,5 +254,115 @@ describe('destination gas (the Warp precompile’s predicate gas)', () => {
     expect(destinationGas(320, 1).granite - destinationGas(319, 1).granite).toBe(512);
     // One signer fewer saves its price, nothing else.
     expect(destinationGas(500, 300).granite - destinationGas(500, 299).granite).toBe(250);
+  });
+});
+
+/** A strategy's report with the figures a test names; the rest plausible and fixed. */
+function strategyReport(f: { overheadP50: number; overheadP99: number; cpu: number; throughput: number; answersVerified?: boolean }): StrategyReport {
+  const p = (p50: number, p99: number) => ({ p50, p90: (p50 + p99) / 2, p99 });
+  const sample = { run: 0, latencyMs: 50 + f.overheadP50, idealMs: 50, overheadMs: f.overheadP50, signers: 10, signedWeightPercent: 70, signedMessageBytes: 400, destinationGas: destinationGas(400, 10) };
+  return {
+    latencyMs: p(50 + f.overheadP50, 50 + f.overheadP99),
+    idealMs: p(50, 50),
+    overheadMs: p(f.overheadP50, f.overheadP99),
+    cpuMsPerAggregation: f.cpu,
+    throughputPerSec: f.throughput,
+    signersPerMessage: { mean: 10, min: 10, max: 10 },
+    destinationGasPerMessage: destinationGas(400, 10),
+    fewestSigners: { provenPerMessage: 12, subsetChecks: 1, subsetCheckMsMean: 2 },
+    aggregations: 1,
+    failures: 0,
+    service: { eventLoopDelayMs: { p50: 1, p99: 2, max: 3 }, maxWorkerQueue: 0, peakRssMb: 100, peakHeapUsedMb: 50, rssAtStartMb: 90, rssAtEndMb: 100, rssTimelineMb: [[0, 90], [1, 100]], responses: {} },
+    signerHostsEventLoopDelayMs: { p50: 1, p99: 2, max: 3 },
+    signerHostsCpuMsPerAggregation: 5,
+    connectSeconds: 1,
+    answersVerified: f.answersVerified ?? true,
+    samples: [sample],
+  };
+}
+
+function benchReport(strategies: Partial<Record<(typeof STRATEGIES)[number], StrategyReport>>): BenchReport {
+  return {
+    validators: 1000, transport: 'ws', quorumPercentage: 67, quorumPercentageBuffer: 0, runs: 1, warmup: 0, concurrency: 1, backend: 'blst',
+    signerProcesses: 2, fanOutExtraPercent: 'default', serviceHeapMb: 'default', weights: 'skewed', latency: { distribution: 'lognormal', medianMs: 40, sigma: 0.5 },
+    offlinePercent: 0, byzantinePercent: 0, offlineWeightPercent: 0, byzantineWeightPercent: 0, seed: 's',
+    machine: { cpus: 2, cpuModel: 'test', node: 'v20', platform: 'linux/x64', loadAverage: { start: 1, end: 1 } },
+    setupSeconds: { scenario: 1, signing: 1 }, signatureCacheMax: 'default',
+    strategies: STRATEGIES.filter((s) => strategies[s]),
+    ...strategies,
+    derived: derivedFigures(strategies),
+  };
+}
+
+describe('report: the floor and the figures derived within one run', () => {
+  const warpgate = strategyReport({ overheadP50: 30, overheadP99: 80, cpu: 90, throughput: 10 });
+  const floor = strategyReport({ overheadP50: 12.5, overheadP99: 40, cpu: 36, throughput: 16, answersVerified: false });
+  const perSignatureVerify = strategyReport({ overheadP50: 400, overheadP99: 450, cpu: 810, throughput: 2 });
+  const warpgateAllSigners = strategyReport({ overheadP50: 31, overheadP99: 85, cpu: 92, throughput: 10 });
+
+  it('derives the overhead above the floor and the CPU and throughput ratios from the given figures', () => {
+    expect(derivedFigures({ warpgate, floor, perSignatureVerify })).toEqual({
+      overheadAboveFloorMs: { p50: 17.5, p99: 40 },
+      cpuWarpgateOverFloor: 2.5,
+      cpuPerSignatureVerifyOverWarpgate: 9,
+      throughputWarpgateOverFloor: 0.63,
+    });
+  });
+
+  it('derives only what the strategies measured allow, and never divides by 0', () => {
+    expect(derivedFigures({ warpgate, perSignatureVerify })).toEqual({ cpuPerSignatureVerifyOverWarpgate: 9 });
+    expect(derivedFigures({ floor, perSignatureVerify })).toEqual({});
+    expect(derivedFigures({ warpgate, floor: { ...floor, cpuMsPerAggregation: 0 } })).not.toHaveProperty('cpuWarpgateOverFloor');
+  });
+
+  it('the table has a row per strategy measured, the floor marked unverified, and the derived lines', () => {
+    const table = markdownTable(benchReport({ warpgate, warpgateAllSigners, perSignatureVerify, floor }));
+    const rows = table.split('\n').filter((l) => /^\| `/.test(l));
+    expect(rows.map((l) => /^\| `(\w+)`/.exec(l)![1])).toEqual(['warpgate', 'warpgateAllSigners', 'perSignatureVerify', 'floor']);
+    expect(rows[3]).toContain('| 12.5 / 26.3 / 40.0 | 36.0 |');
+    expect(table).toMatch(/^`floor`: signature verification skipped\./m);
+    expect(table).toContain('Overhead above the floor, `warpgate` − `floor`: 17.5 ms p50, 40.0 ms p99');
+    expect(table).toContain('CPU per aggregation: `warpgate` / `floor` = 2.50x');
+    expect(table).toContain('CPU per aggregation: `perSignatureVerify` / `warpgate` = 9.0x');
+    expect(table).toContain('Throughput: `warpgate` / `floor` = 0.63x');
+    expect(table).toMatch(/^Fewest signers: `warpgate` put 10\.0 signers .* `warpgateAllSigners` \(every proven signature/m);
+  });
+
+  it('a run of some strategies reports only those, and says nothing of the others', () => {
+    const onlyWarpgate = markdownTable(benchReport({ warpgate }));
+    expect(onlyWarpgate).not.toContain('`floor`');
+    expect(onlyWarpgate).not.toContain('warpgateAllSigners');
+    expect(onlyWarpgate).not.toContain('CPU per aggregation');
+    expect(onlyWarpgate).toMatch(/^Fewest signers: `warpgate`/m);
+    const onlyFloor = markdownTable(benchReport({ floor }));
+    expect(onlyFloor).toMatch(/^\| `floor` \|/m);
+    expect(onlyFloor).not.toMatch(/Fewest signers|Overhead above/);
+  });
+
+  it('the chart draws the ideal and one line per strategy measured, the floor included', () => {
+    const all = chartOf(benchReport({ warpgate, warpgateAllSigners, perSignatureVerify, floor }));
+    expect(all.match(/<path /g)).toHaveLength(5);
+    expect(all).toContain('stroke="#9467bd"');
+    expect(all).toContain('floor (no crypto; not valid)');
+    const two = chartOf(benchReport({ warpgate, floor }));
+    expect(two.match(/<path /g)).toHaveLength(3);
+    expect(two).not.toContain('perSignatureVerify');
+  });
+});
+
+describe('memory chart', () => {
+  it('draws each strategy\'s resident memory over time from 0 MB, with the stated bound dashed', () => {
+    const svg = timelineChart('rss', 's', { x: 'seconds', y: 'MB' }, [
+      { label: 'warpgate', color: '#1f77b4', points: [[0, 260], [10, 400], [20, 410]] },
+      { label: 'floor', color: '#9467bd', points: [[0, 250], [20, 380]] },
+    ], { label: 'bound: 600 MB', value: 600 });
+    expect(svg.match(/<path /g)).toHaveLength(2);
+    expect(svg).toContain('bound: 600 MB');
+    expect(svg).toContain('stroke-dasharray="6 4"');
+    // The y axis starts at 0 and reaches past the bound.
+    expect(svg).toMatch(/text-anchor="end">0<\/text>/);
+    expect(svg).toMatch(/text-anchor="end">600<\/text>/);
+    expect(svg).not.toContain('NaN');
+    expect(() => timelineChart('t', 's', { x: 'x', y: 'y' }, [])).toThrow(RangeError);
   });
 });

@@ -1,0 +1,61 @@
+// The bench's `floor` strategy: the same service, transport, fan-out, HTTP request and response,
+// early stop and ledger bookkeeping as warpgate, but no signature check and no aggregation. Each
+// answer is accepted as it arrives, with no BLS pool work, and the collection answers as soon as
+// the answers' weight reaches the target: what the path costs before any cryptography. Its signed
+// messages are NOT valid (see finalCheck): the harness skips them in its after-run verification.
+// It lives only in the bench, handed to the service like perSignatureVerify
+// (ServiceOptions.verification); the service itself has no way to skip a check.
+import type { Arrival } from '../src/aggregator/signature-ledger.js';
+import type { AggregateCheck, Verification, VerificationContext, VerificationStrategy } from '../src/aggregator/verification.js';
+
+/** The ledger's check callback wants a promise; acceptance is synchronous, so one settled promise serves every batch. */
+const DONE: Promise<void> = Promise.resolve();
+
+class FloorVerification implements Verification {
+  /** Nothing is ever checked, so nothing waits for a check on the way to a failure either. */
+  readonly unproven = false;
+
+  constructor(private readonly ctx: VerificationContext) {}
+
+  get readyWeight(): bigint {
+    return this.ctx.ledger.acceptedWeight;
+  }
+
+  get readySigners(): number {
+    return this.ctx.ledger.acceptedSigners().length;
+  }
+
+  /**
+   * Every waiting answer is accepted at once, inside the ledger's own startChecks (one "check"
+   * slot, so the ledger's batching, counts and checkDone event run as for warpgate's folds).
+   * Marking them proven keeps the collection's books as warpgate's: the 'valid' response count
+   * and the signature cache's traffic (each bench message is asked once, so nothing is served
+   * from that cache).
+   */
+  startChecks(): void {
+    this.ctx.ledger.startChecks((batch) => this.accept(batch), 1);
+  }
+
+  /**
+   * No pairing and no aggregate: the message carries every accepted signer and, as its
+   * "aggregate", the first signer's own signature bytes (a well-formed compressed G2 point, so
+   * the response is encoded exactly as a real one, but it does not verify for these signers).
+   */
+  async finalCheck(): Promise<AggregateCheck> {
+    const { ledger } = this.ctx;
+    const signers = ledger.acceptedSigners();
+    const signature = ledger.batchOf(signers.slice(0, 1)).sigs[0]!;
+    return { valid: true, signers, signature, weight: ledger.acceptedWeight, checked: signers };
+  }
+
+  private accept(batch: Arrival[]): Promise<void> {
+    const { ledger } = this.ctx;
+    for (const a of batch) {
+      ledger.accept(a);
+      ledger.prove(a.index);
+    }
+    return DONE;
+  }
+}
+
+export const floor: VerificationStrategy = (ctx) => new FloorVerification(ctx);
