@@ -3,19 +3,21 @@
 // when to finish (collection.ts); the verification decides which checks run on the ledger's
 // signatures, what is ready for the final check, and makes it.
 //
-// runningSums, the one warpgate uses: each arrival gets avalanchego's acceptance check
-// (decompression, subgroup) and is added to running sums in the BLS pool; the final check is one
-// pairing of the summed keys against the summed signatures, the check avalanchego makes of the
-// signed message. A failed pairing falls back to bisection in the pool: the bad signatures are
-// dropped (their peers penalized) and collecting goes on.
+// runningSums, the one warpgate uses: each arrival is only decompressed (on the curve, not
+// infinity) and added to running sums in the BLS pool; the final check is the subgroup check of
+// the summed signature and one pairing against the summed keys, the check avalanchego makes of
+// the signed message (it never sees the signers' own signatures). A failed check falls back to
+// bisection in the pool, which checks signatures as avalanchego accepts a signer's (subgroup
+// included): the bad signatures are dropped (their peers penalized) and collecting goes on.
 //
 // The fewest signers: the destination's Warp precompile charges gas per signer, so once the
 // aggregate of everything ready passes and reaches the target, the signed message carries only
 // the fewest of those signers that reach it, heaviest first (validators/minimal-signers.ts). That
-// subset's aggregate gets a pairing of its own before it is used (the pool's subsetCheck): sums
-// are not blinded, so two bad signatures that cancel out pass the first check, and a subset that
-// keeps one of them would not verify at the destination. When it fails, bisection drops the bad
-// ones as after any failed check, and collecting goes on.
+// subset's aggregate gets a check of its own before it is used (the pool's subsetCheck): sums
+// are not blinded, so two bad signatures that cancel out pass the first check (as do two points
+// outside the subgroup whose sum is inside it), and a subset that keeps one of them would not
+// verify at the destination. When it fails, bisection drops the bad ones as after any failed
+// check, and collecting goes on.
 import type { RunningSum } from '../bls-pool/messages.js';
 import type { BlsVerifier, FinalCheck } from '../bls-pool/verifier.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
@@ -109,9 +111,8 @@ class RunningSumVerification implements Verification {
     let subsetCheckMs: number | undefined;
     const fewest = check.valid && this.ctx.minimizeSigners ? this.fewestSigners(members) : undefined;
     if (fewest) {
-      const position = new Map(members.map((index, p) => [index, p]));
       const started = performance.now();
-      check = await pool.subsetCheck({ ...job, subset: fewest.map((i) => position.get(i)!).sort((a, b) => a - b) });
+      check = await pool.subsetCheck({ ...job, subset: positionsOf(fewest, members) });
       subsetCheckMs = performance.now() - started;
       if (ledger.isClosed) return { valid: false };
       signers = fewest;
@@ -125,7 +126,7 @@ class RunningSumVerification implements Verification {
       return { valid: true, signers: ascending(signers), signature: check.signature, weight, checked: ascending(members), subsetCheckMs };
     }
     const bad = new Set(check.invalid.map((p) => members[p]!));
-    for (const i of bad) ledger.drop(i, 'the signature does not verify for this message and key');
+    for (const i of bad) ledger.drop(i, 'the signature is outside the subgroup or does not verify for this message and key');
     const good = members.filter((i) => !bad.has(i));
     // Every good one sat in a group that passed a batch check: proven valid.
     for (const i of good) ledger.prove(i);
@@ -146,7 +147,7 @@ class RunningSumVerification implements Verification {
     return fewest.reachedTarget && fewest.indices.length < members.length ? fewest.indices : undefined;
   }
 
-  /** Subgroup checks and a plain sum into one running sum, merging the idle ones. */
+  /** Decompression and a plain sum into one running sum, merging the idle ones (subgroup checks wait for the final check). */
   private async fold(batch: Arrival[]): Promise<void> {
     const { ledger, pool } = this.ctx;
     const base = this.sums.splice(0);
@@ -158,7 +159,7 @@ class RunningSumVerification implements Verification {
     let weight = base.reduce((sum, b) => sum + b.weight, 0n);
     batch.forEach((a, i) => {
       if (rejected.has(i)) {
-        ledger.reject(a, 'the signature is not a valid G2 point in the subgroup');
+        ledger.reject(a, 'the signature is not a valid G2 point');
         return;
       }
       ledger.accept(a);
@@ -167,6 +168,12 @@ class RunningSumVerification implements Verification {
     });
     if (r.partial) this.sums.push({ part: r.partial, members, weight });
   }
+}
+
+/** Positions (ascending) of `subset`'s indices in `members`. */
+function positionsOf(subset: readonly number[], members: readonly number[]): number[] {
+  const position = new Map(members.map((index, p) => [index, p]));
+  return subset.map((i) => position.get(i)!).sort((a, b) => a - b);
 }
 
 /** warpgate's verification (see the top of this file). */

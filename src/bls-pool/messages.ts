@@ -5,14 +5,17 @@
 import type { BackendName } from '../bls/types.js';
 
 /**
- * A running aggregate: Σ pk_i and Σ sig_i over signatures that each passed avalanchego's
- * acceptance check (decompression, curve, subgroup), as the backend's encodeSum bytes. The final
- * check is the one avalanchego makes on a signed message: one pairing of the summed key against
- * the summed signature. When it fails, bisection names the bad signatures one by one. (Blinding
- * every arrival with a random scalar, to prove each signature on its own in the final pairing,
- * costs 2.5–5x more per signature in the small batches answers arrive in,
- * bench/bls-backends.ts; it would only matter for colluding signers whose bad signatures cancel
- * out, and their sum is then a valid signature by their own keys.)
+ * A running aggregate: Σ pk_i and Σ sig_i over signatures that each decoded (compressed, on the
+ * curve, not infinity) but were NOT checked for the subgroup, as the backend's encodeSum bytes.
+ * The final check is the one avalanchego makes on a signed message: the subgroup check of the
+ * summed signature and one pairing of the summed key against it (warp BitSetSignature.Verify
+ * checks only the aggregate it parses). When it fails, bisection names the bad signatures one by
+ * one, each checked as avalanchego accepts a signer's (subgroup included). (Blinding every
+ * arrival with a random scalar, to prove each signature on its own in the final pairing, costs
+ * 2.5–5x more per signature in the small batches answers arrive in, bench/bls-backends.ts; it
+ * would only matter for colluding signers whose bad signatures cancel out, or whose points
+ * outside the subgroup sum to one inside it, and their sum is then a valid signature by their
+ * own keys.)
  */
 export type RunningSum = Uint8Array;
 
@@ -30,7 +33,7 @@ export interface FoldJob extends SignatureBatch {
 export interface FoldResult {
   /** The new running sum (base included), or null when nothing was accepted and there was no base. */
   partial: RunningSum | null;
-  /** Positions (into the job's sigs) that failed to parse, are outside the subgroup or are infinity. */
+  /** Positions (into the job's sigs) that do not decode (length, encoding, curve) or are infinity; the subgroup is the final check's. */
   rejected: number[];
 }
 
@@ -50,7 +53,7 @@ export interface FinalizeResult {
 /**
  * A subset of signatures already summed in `parts`, checked on its own: Σ parts + Σ add − Σ remove,
  * with one pairing. The caller passes the subset itself as `add` (and no parts), or all the parts
- * and what is not in the subset as `remove`, whichever parses fewer signatures.
+ * and what is not in the subset as `remove`, whichever decompresses fewer signatures.
  */
 interface SubsetJob {
   message: Uint8Array;
@@ -76,9 +79,9 @@ export interface PossessionJob {
 interface Jobs {
   /** Starts a thread (and its BLS backend) before the first real job. */
   ping: { job: null; result: true };
-  /** Checks each signature as avalanchego accepts one and adds the accepted ones (and the base sums) up. */
+  /** Decodes each signature (no subgroup check: the final check makes it on the aggregate) and adds the decoded ones (and the base sums) up. */
   fold: { job: FoldJob; result: FoldResult };
-  /** Adds running sums up and checks the aggregate with one pairing. */
+  /** Adds running sums up and checks the aggregate: subgroup check and one pairing. */
   finalize: { job: FinalizeJob; result: FinalizeResult };
   /** A subset's aggregate, by adding its signatures or removing the others from the sums, and one pairing. */
   finalizeSubset: { job: SubsetJob; result: FinalizeResult };

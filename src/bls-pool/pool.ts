@@ -71,6 +71,19 @@ function resultOf<R>(outcome: Outcome<R> | undefined): R {
   throw new BlsJobError(outcome ? outcome.error : 'the worker returned no outcome');
 }
 
+/**
+ * A subset's check as the worker makes it: the subset added up, or the rest taken away from the
+ * sums (`fromSums`), whichever decompresses fewer signatures.
+ */
+function subsetTerms(all: SignatureBatch, positions: readonly number[]): { add: SignatureBatch; remove: SignatureBatch; fromSums: boolean } {
+  const inSubset = new Set(positions);
+  const pick = (keep: (i: number) => boolean): SignatureBatch => ({ sigs: all.sigs.filter((_, i) => keep(i)), pks: all.pks.filter((_, i) => keep(i)) });
+  const none: SignatureBatch = { sigs: [], pks: [] };
+  return all.sigs.length - inSubset.size < inSubset.size
+    ? { add: none, remove: pick((i) => !inSubset.has(i)), fromSums: true }
+    : { add: pick((i) => inSubset.has(i)), remove: none, fromSums: false };
+}
+
 export class BlsPool implements BlsVerifier {
   private readonly piscina: Piscina;
   private readonly folds: TaskBatcher<FoldJob, FoldResult>;
@@ -142,16 +155,8 @@ export class BlsPool implements BlsVerifier {
 
   async subsetCheck(job: SubsetCheckJob): Promise<FinalCheck> {
     const all = job.signatures();
-    const inSubset = new Set(job.subset);
-    const pick = (keep: (i: number) => boolean): SignatureBatch => ({ sigs: all.sigs.filter((_, i) => keep(i)), pks: all.pks.filter((_, i) => keep(i)) });
-    // Each signature named costs a parse (decompression and subgroup check): name the fewer.
-    const removeRest = all.sigs.length - inSubset.size < inSubset.size;
-    const checked = await this.runOne(
-      'finalizeSubset',
-      removeRest
-        ? { message: job.message, parts: job.parts, add: { sigs: [], pks: [] }, remove: pick((i) => !inSubset.has(i)) }
-        : { message: job.message, parts: [], add: pick((i) => inSubset.has(i)), remove: { sigs: [], pks: [] } },
-    );
+    const { add, remove, fromSums } = subsetTerms(all, job.subset);
+    const checked = await this.runOne('finalizeSubset', { message: job.message, parts: fromSums ? job.parts : [], add, remove });
     if (checked.valid) return { valid: true, signature: checked.signature };
     return this.bisect(job.message, all);
   }

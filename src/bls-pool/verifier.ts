@@ -34,9 +34,9 @@ export type FinalCheck =
   | { valid: false; invalid: number[]; rest: RunningSum | null };
 
 export interface BlsVerifier {
-  /** Subgroup checks of each signature, and the accepted ones (and `base`) summed into one running sum. */
+  /** Decodes each signature (the subgroup check is the final check's, on the aggregate) and sums the decoded ones (and `base`) into one running sum. */
   fold(job: FoldJob): Promise<FoldResult>;
-  /** One pairing of the summed keys against the summed signatures of running sums. */
+  /** The subgroup check of the summed signatures of running sums, and one pairing against the summed keys. */
   finalize(job: FinalizeJob): Promise<FinalizeResult>;
   /** Bisection: the positions of the signatures that do not verify. */
   findInvalid(job: SameMessageBatch): Promise<number[]>;

@@ -1,12 +1,12 @@
-// The BLS pool's jobs through the real pool and its worker threads: the fold (subgroup check and
-// sum) and its rejections, the final check over running sums, bisection and the final check's
+// The BLS pool's jobs through the real pool and its worker threads: the fold (decompression and
+// sum; the subgroup check is the final check's) and its rejections, the final check over running sums, bisection and the final check's
 // fall-back to it, folds batched across aggregations, proof checks that yield, and memory.
 import { describe, expect, it } from 'vitest';
 import { authMessage, PEER_AUTH_DST } from '../../src/peers/auth.js';
 import type { SecretKey } from '../../src/bls/types.js';
 import { BlsJobError } from '../../src/bls-pool/errors.js';
-import { blst, g2PointOutsideSubgroup } from '../bls/helpers.js';
-import { cancellingPair, POOL_THREADS, secretKey, useBlsPool } from './helpers.js';
+import { blst, g2PointOutsideSubgroup, g2XNotOnCurve } from '../bls/helpers.js';
+import { cancellingPair, outsideSubgroupPair, POOL_THREADS, secretKey, useBlsPool } from './helpers.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const sks = Array.from({ length: 256 }, (_, i) => secretKey(`workers-${i}`));
@@ -28,17 +28,30 @@ describe('fold and finalize', () => {
     expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
   });
 
-  it('rejects bytes outside the subgroup, garbage, infinity and wrong lengths by index, and folds the rest', async () => {
+  it('rejects garbage, a point not on the curve, infinity and wrong lengths by index, and folds the rest', async () => {
     const infinity = new Uint8Array(96);
     infinity[0] = 0xc0;
-    const sigs = [good[0]!, g2PointOutsideSubgroup(), good[2]!, new Uint8Array(96).fill(0xab), infinity, good[5]!.subarray(0, 95), good[6]!];
+    const sigs = [good[0]!, g2XNotOnCurve(), good[2]!, new Uint8Array(96).fill(0xab), infinity, good[5]!.subarray(0, 95), good[6]!];
     const r = await pool.fold({ sigs, pks: pks.slice(0, 7) });
     expect(r.rejected).toEqual([1, 3, 4, 5]);
     expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
   });
 
+  it('folds a point outside the subgroup (only the aggregate is checked for it): the final check fails and bisection names it', async () => {
+    const sigs = [...good.slice(0, 8)];
+    sigs[3] = g2PointOutsideSubgroup();
+    const r = await pool.fold({ sigs, pks: pks.slice(0, 8) });
+    expect(r.rejected).toEqual([]);
+    expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(false);
+    const done = await pool.finalCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 8) }) });
+    expect(done.valid).toBe(false);
+    if (done.valid) return;
+    expect(done.invalid).toEqual([3]);
+    expect((await pool.finalize({ message: msg, parts: [done.rest!] })).valid).toBe(true);
+  });
+
   it('a batch with nothing usable and no base gives no aggregate', async () => {
-    const r = await pool.fold({ sigs: [g2PointOutsideSubgroup()], pks: [pks[0]!] });
+    const r = await pool.fold({ sigs: [g2XNotOnCurve()], pks: [pks[0]!] });
     expect(r).toEqual({ partial: null, rejected: [0] });
   });
 
@@ -72,6 +85,18 @@ describe('fold and finalize', () => {
     expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
     expect(await pool.findInvalid({ message: msg, sigs: pair, pks: pks.slice(0, 8) })).toEqual([2, 5]);
   });
+
+  it('two points outside the subgroup that sum to one inside it pass the aggregate check (their sum is the valid signature by both keys); bisection still names both', async () => {
+    const pair = [...good.slice(0, 8)];
+    [pair[2], pair[5]] = outsideSubgroupPair(good[2]!, good[5]!);
+    const r = await pool.fold({ sigs: pair, pks: pks.slice(0, 8) });
+    expect(r.rejected).toEqual([]);
+    const done = await pool.finalize({ message: msg, parts: [r.partial!] });
+    expect(done.valid).toBe(true);
+    const plain = blst.aggregateSignatures(good.slice(0, 8).map((s) => blst.signatureFromBytes(s))).bytes;
+    expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
+    expect(await pool.findInvalid({ message: msg, sigs: pair, pks: pks.slice(0, 8) })).toEqual([2, 5]);
+  });
 });
 
 describe('folds from many aggregations at once', () => {
@@ -82,7 +107,7 @@ describe('folds from many aggregations at once', () => {
       Array.from({ length: 40 }, (_, k) => {
         const at = (k * 6) % 240;
         const sigs = good.slice(at, at + 6);
-        if (k % 5 === 0) sigs[1] = g2PointOutsideSubgroup();
+        if (k % 5 === 0) sigs[1] = g2XNotOnCurve();
         return pool.fold({ sigs, pks: pks.slice(at, at + 6) }).then((r) => ({ r, at, k }));
       }),
     );
@@ -247,6 +272,23 @@ describe('the subset check', () => {
     const r = await pool.fold({ sigs, pks: pks.slice(0, 12) });
     // The aggregate of all twelve verifies: the two cancel.
     expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
+    for (const subset of [subsetOf(9), [0, 1, 2]]) {
+      const done = await pool.subsetCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 12) }), subset });
+      expect(done.valid).toBe(false);
+      if (done.valid) return;
+      expect(done.invalid).toEqual([1, 9]);
+      expect((await pool.finalize({ message: msg, parts: [done.rest!] })).valid).toBe(true);
+    }
+  });
+
+  it('fails for a subset holding one of two points outside the subgroup whose sum is inside it, and bisection names both', async () => {
+    const sigs = good.slice(0, 12);
+    [sigs[1], sigs[9]] = outsideSubgroupPair(sigs[1]!, sigs[9]!);
+    const r = await pool.fold({ sigs, pks: pks.slice(0, 12) });
+    expect(r.rejected).toEqual([]);
+    // The aggregate of all twelve passes: the two sum to a point in the subgroup.
+    expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
+    // 9 of 12 removes 9 (the subset keeps 1), [0, 1, 2] adds 1 up: either way the subset's aggregate is outside.
     for (const subset of [subsetOf(9), [0, 1, 2]]) {
       const done = await pool.subsetCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 12) }), subset });
       expect(done.valid).toBe(false);
