@@ -18,7 +18,7 @@
 // outside the subgroup whose sum is inside it), and a subset that keeps one of them would not
 // verify at the destination. When it fails, bisection drops the bad ones as after any failed
 // check, and collecting goes on.
-import type { RunningSum } from '../bls-pool/messages.js';
+import type { FinalizeResult, FoldAndCheckResult, FoldResult, RunningSum } from '../bls-pool/messages.js';
 import type { BlsVerifier, FinalCheck } from '../bls-pool/verifier.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { minimalSigners } from '../validators/minimal-signers.js';
@@ -67,6 +67,15 @@ interface Sum {
   part: RunningSum;
   members: number[];
   weight: bigint;
+  /** Its final check, already made in the fold that produced it (foldAndCheck). */
+  checked?: PrecomputedCheck;
+}
+
+interface PrecomputedCheck {
+  check: FinalizeResult;
+  /** The fewest signers asked for in that task and their check (made when `check` passed). */
+  fewest?: number[];
+  subsetCheck?: FinalizeResult & { ms: number };
 }
 
 class RunningSumVerification implements Verification {
@@ -102,19 +111,31 @@ class RunningSumVerification implements Verification {
   async finalCheck(): Promise<AggregateCheck> {
     const { ledger, pool, message } = this.ctx;
     // Out of the list while checked, so that no fold merges them meanwhile.
-    const parts = this.sums.splice(0);
+    const all = this.sums.splice(0);
+    // A sum its own fold checked (one task) and that reaches the target alone is the answer by
+    // itself; the others stay ready. A failed check is made again by finalCheck, which goes on
+    // to bisection.
+    const done = all.find((p) => p.checked?.check.valid === true && p.weight >= this.ctx.targetWeight);
+    const parts = done ? [done] : all;
+    if (done) this.sums.push(...all.filter((p) => p !== done));
     const members = parts.flatMap((p) => p.members);
     const job = { message, parts: parts.map((p) => p.part), signatures: () => ledger.batchOf(members) };
-    let check: FinalCheck = await pool.finalCheck(job);
+    const pre = parts.length === 1 ? parts[0]!.checked : undefined;
+    let check: FinalCheck = pre?.check.valid ? { valid: true, signature: pre.check.signature } : await pool.finalCheck(job);
     if (ledger.isClosed) return { valid: false };
     let signers = members;
     let subsetCheckMs: number | undefined;
-    const fewest = check.valid && this.ctx.minimizeSigners ? this.fewestSigners(members) : undefined;
+    const fewest = check.valid && this.ctx.minimizeSigners ? (pre ? pre.fewest : this.fewestSigners(members)) : undefined;
     if (fewest) {
-      const started = performance.now();
-      check = await pool.subsetCheck({ ...job, subset: positionsOf(fewest, members) });
-      subsetCheckMs = performance.now() - started;
-      if (ledger.isClosed) return { valid: false };
+      if (pre?.subsetCheck?.valid && pre.fewest === fewest) {
+        check = { valid: true, signature: pre.subsetCheck.signature };
+        subsetCheckMs = pre.subsetCheck.ms;
+      } else {
+        const started = performance.now();
+        check = await pool.subsetCheck({ ...job, subset: positionsOf(fewest, members) });
+        subsetCheckMs = performance.now() - started;
+        if (ledger.isClosed) return { valid: false };
+      }
       signers = fewest;
     }
     if (check.valid) {
@@ -147,12 +168,26 @@ class RunningSumVerification implements Verification {
     return fewest.reachedTarget && fewest.indices.length < members.length ? fewest.indices : undefined;
   }
 
-  /** Decompression and a plain sum into one running sum, merging the idle ones (subgroup checks wait for the final check). */
+  /**
+   * Decompression and a plain sum into one running sum, merging the idle ones (subgroup checks
+   * wait for the final check). A fold whose sum reaches the target when all of it decodes
+   * carries the final check (and the fewest signers' check) in its task.
+   */
   private async fold(batch: Arrival[]): Promise<void> {
-    const { ledger, pool } = this.ctx;
+    const { ledger, pool, targetWeight, message } = this.ctx;
     const base = this.sums.splice(0);
     const { sigs, pks } = ledger.batchOf(batch);
-    const r = await pool.fold({ sigs, pks, base: base.map((b) => b.part) });
+    const folded = { sigs, pks, base: base.map((b) => b.part) };
+    const weightIfAllDecode = [...base.map((b) => b.weight), ...batch.map((a) => ledger.weightOf(a.index))].reduce((w, x) => w + x, 0n);
+    const completes = weightIfAllDecode >= targetWeight;
+    let fewest: number[] | undefined;
+    let r: FoldAndCheckResult | (FoldResult & { check?: undefined });
+    if (completes) {
+      const all = [...base.flatMap((b) => b.members), ...batch.map((a) => a.index)];
+      fewest = this.ctx.minimizeSigners ? this.fewestSigners(all) : undefined;
+      const subset = fewest && { signatures: ledger.batchOf([...base.flatMap((b) => b.members), ...batch]), positions: positionsOf(fewest, all) };
+      r = await pool.foldAndCheck({ ...folded, message, subset });
+    } else r = await pool.fold(folded);
     if (ledger.isClosed) return;
     const rejected = new Set(r.rejected);
     const members = base.flatMap((b) => b.members);
@@ -166,7 +201,9 @@ class RunningSumVerification implements Verification {
       members.push(a.index);
       weight += ledger.weightOf(a.index);
     });
-    if (r.partial) this.sums.push({ part: r.partial, members, weight });
+    if (!r.partial) return;
+    const checked: PrecomputedCheck | undefined = r.check ? { check: r.check, fewest, subsetCheck: r.subsetCheck } : undefined;
+    this.sums.push({ part: r.partial, members, weight, checked });
   }
 }
 

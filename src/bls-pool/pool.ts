@@ -17,6 +17,7 @@ import {
   type BlsWorkerData,
   type FinalizeJob,
   type FinalizeResult,
+  type FoldAndCheckResult,
   type FoldJob,
   type FoldResult,
   type JobKind,
@@ -30,7 +31,7 @@ import {
   type TaskResult,
 } from './messages.js';
 import { TaskBatcher } from './task-batcher.js';
-import type { BlsVerifier, FinalCheck, FinalCheckJob, SubsetCheckJob } from './verifier.js';
+import type { BlsVerifier, FinalCheck, FinalCheckJob, FoldAndCheckRequest, SubsetCheckJob } from './verifier.js';
 
 /** One job's way through the pool (preciseNow milliseconds). */
 export interface JobTiming {
@@ -159,6 +160,14 @@ export class BlsPool implements BlsVerifier {
     const checked = await this.runOne('finalizeSubset', { message: job.message, parts: fromSums ? job.parts : [], add, remove });
     if (checked.valid) return { valid: true, signature: checked.signature };
     return this.bisect(job.message, all);
+  }
+
+  /** Its own task, never batched with other folds: its checks would hold up theirs. */
+  foldAndCheck(job: FoldAndCheckRequest): Promise<FoldAndCheckResult> {
+    const { subset, ...rest } = job;
+    if (!subset) return this.runOne('foldAndCheck', rest);
+    const { add, remove, fromSums } = subsetTerms(subset.signatures, subset.positions);
+    return this.runOne('foldAndCheck', { ...rest, subset: { add, remove, fromResult: fromSums } });
   }
 
   /** After a failed check of these signatures' aggregate: the bad ones, and the rest folded again. */

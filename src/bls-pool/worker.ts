@@ -139,6 +139,17 @@ const finalizeSubset: Handler<'finalizeSubset'> = (job) => {
   return { valid: bls.verifyAggregate(pk, job.message, sig), signature: sig.bytes };
 };
 
+const foldAndCheck: Handler<'foldAndCheck'> = (job) => {
+  const folded = fold(job);
+  if (folded.partial === null || folded.rejected.length > 0) return { ...folded, check: null };
+  const check = finalize({ message: job.message, parts: [folded.partial] });
+  if (!check.valid || !job.subset) return { ...folded, check };
+  const started = performance.now();
+  const { add, remove, fromResult } = job.subset;
+  const subset = finalizeSubset({ message: job.message, parts: fromResult ? [folded.partial] : [], add, remove });
+  return { ...folded, check, subsetCheck: { ...subset, ms: performance.now() - started } };
+};
+
 /**
  * Bisection after a failed aggregate check (the whole group is known to hold a bad signature): a
  * group that passes a random-scalar batch check is all good; a failing group is split until the
@@ -203,6 +214,7 @@ const verifyPossession: Handler<'verifyPossession'> = (job) => {
 const handlers: { [K in JobKind]: Handler<K> } = {
   ping: () => true,
   fold,
+  foldAndCheck,
   finalize,
   finalizeSubset,
   findInvalid,

@@ -565,6 +565,29 @@ describe('the fewest signers', () => {
     expect(cache.get(bytesToHex(req.message.id)).has(byWeight(3))).toBe(true);
   });
 
+  it('the batch that completes the target goes to the workers as one task: its fold, the final check and the fewest signers’ check', async () => {
+    // One check at a time, so the answers that arrive together make one batch.
+    const calls: string[] = [];
+    const recorded = new Proxy(pool, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (key === 'suggestedParallelism') return () => 1;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(key));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const peers = peersWith(net, lightFirst());
+    const result = await aggregator(peers, { pool: recorded, fanOut: { extraWeightPercent: 100 } }).aggregate(buffered());
+    expect(expectValid(result, 70)).toHaveLength(8);
+    expect(result.subsetCheckMs).toBeGreaterThan(0);
+    // The four light ones were folded on their own before; then one task did the rest.
+    expect(calls.filter((c) => c !== 'fold')).toEqual(['foldAndCheck']);
+    expect(calls.at(-1)).toBe('foldAndCheck');
+  });
+
   it('with aggregation.minimizeSigners off, the same answers give a message carrying the redundant ones', async () => {
     const peers = peersWith(net, lightFirst());
     const result = await aggregator(peers, { minimizeSigners: false, fanOut: { extraWeightPercent: 100 } }).aggregate(buffered());

@@ -99,6 +99,46 @@ describe('fold and finalize', () => {
   });
 });
 
+describe('fold and check in one task', () => {
+  it('folds, checks the result and the subset’s aggregate; the result is the same as the separate jobs’', async () => {
+    const base = await pool.fold({ sigs: good.slice(0, 4), pks: pks.slice(0, 4) });
+    const all = { sigs: good.slice(0, 12), pks: pks.slice(0, 12) };
+    const expected = (list: number[]): string => Buffer.from(blst.aggregateSignatures(list.map((i) => blst.signatureFromBytes(good[i]!))).bytes).toString('hex');
+    // 10 of 12 (the two others taken away from the result) and 3 of 12 (added up).
+    for (const positions of [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [2, 5, 11]]) {
+      const r = await pool.foldAndCheck({ sigs: good.slice(4, 12), pks: pks.slice(4, 12), base: [base.partial!], message: msg, subset: { signatures: all, positions } });
+      expect(r.rejected).toEqual([]);
+      expect(r.check).toEqual({ valid: true, signature: expect.any(Uint8Array) });
+      expect(Buffer.from(r.check!.signature).toString('hex')).toBe(expected(Array.from({ length: 12 }, (_, i) => i)));
+      expect(r.subsetCheck?.valid).toBe(true);
+      expect(Buffer.from(r.subsetCheck!.signature).toString('hex')).toBe(expected(positions));
+      expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
+    }
+  });
+
+  it('reports a failed check without a subset check, and makes no check when a signature was rejected', async () => {
+    const wrong = good.slice(0, 6);
+    wrong[2] = sign(sks[2]!, text('another'));
+    const failed = await pool.foldAndCheck({ sigs: wrong, pks: pks.slice(0, 6), message: msg, subset: { signatures: { sigs: wrong, pks: pks.slice(0, 6) }, positions: [0, 1] } });
+    expect(failed.check?.valid).toBe(false);
+    expect(failed.subsetCheck).toBeUndefined();
+    const garbled = good.slice(0, 6);
+    garbled[4] = g2XNotOnCurve();
+    const rejected = await pool.foldAndCheck({ sigs: garbled, pks: pks.slice(0, 6), message: msg });
+    expect(rejected.rejected).toEqual([4]);
+    expect(rejected.check).toBeNull();
+    expect((await pool.finalize({ message: msg, parts: [rejected.partial!] })).valid).toBe(true);
+  });
+
+  it('fails the subset check of one of two points outside the subgroup whose sum is inside it', async () => {
+    const sigs = good.slice(0, 8);
+    [sigs[1], sigs[6]] = outsideSubgroupPair(sigs[1]!, sigs[6]!);
+    const r = await pool.foldAndCheck({ sigs, pks: pks.slice(0, 8), message: msg, subset: { signatures: { sigs, pks: pks.slice(0, 8) }, positions: [0, 1, 2, 3, 4, 5] } });
+    expect(r.check?.valid).toBe(true);
+    expect(r.subsetCheck?.valid).toBe(false);
+  });
+});
+
 describe('folds from many aggregations at once', () => {
   it('are batched into shared tasks and each caller gets its own running sum', async () => {
     // 40 concurrent folds of 6 signatures each: more than two threads take at once, so most
@@ -119,6 +159,23 @@ describe('folds from many aggregations at once', () => {
       const plain = blst.aggregateSignatures(used.map((s) => blst.signatureFromBytes(s))).bytes;
       expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
     }
+  });
+});
+
+describe('a final check', () => {
+  it('never waits behind folds that wait for a thread: it takes the first thread free', async () => {
+    const { partial } = await pool.fold({ sigs: good.slice(0, 8), pks: pks.slice(0, 8) });
+    const order: string[] = [];
+    // Far more folds than threads: the first ones take the threads, the rest wait in the batcher.
+    const folds = Array.from({ length: 40 }, () => pool.fold({ sigs: good.slice(0, 64), pks: pks.slice(0, 64) }).then(() => order.push('fold')));
+    const finalized = pool.finalize({ message: msg, parts: [partial!] }).then((r) => {
+      order.push('finalize');
+      return r;
+    });
+    await Promise.all([...folds, finalized]);
+    expect((await finalized).valid).toBe(true);
+    // At most the folds already running when it came finished before it.
+    expect(order.indexOf('finalize')).toBeLessThanOrEqual(POOL_THREADS);
   });
 });
 
