@@ -30,6 +30,48 @@ export interface FoldJob extends SignatureBatch {
   base?: RunningSum[];
 }
 
+/**
+ * A SignatureBatch as it travels to a worker: the signatures end to end (96 bytes each) and the
+ * keys end to end (48 bytes each), two buffers transferred instead of two arrays of small
+ * Uint8Arrays cloned one by one (~0.8 µs of the event loop per signature and key, and a copy of
+ * each one's whole backing ArrayBuffer). A signature of another length takes an all-zero slot,
+ * which no backend decodes (no compression flag), so it is rejected at its own position.
+ */
+export interface PackedBatch {
+  count: number;
+  sigs: Uint8Array;
+  pks: Uint8Array;
+}
+
+const PACKED_SIGNATURE_BYTES = 96;
+const PACKED_KEY_BYTES = 48;
+
+export function packBatch({ sigs, pks }: SignatureBatch): PackedBatch {
+  const count = sigs.length;
+  const packedSigs = new Uint8Array(count * PACKED_SIGNATURE_BYTES);
+  const packedPks = new Uint8Array(count * PACKED_KEY_BYTES);
+  for (let i = 0; i < count; i++) {
+    const sig = sigs[i]!;
+    if (sig.length === PACKED_SIGNATURE_BYTES) packedSigs.set(sig, i * PACKED_SIGNATURE_BYTES);
+    packedPks.set(pks[i]!, i * PACKED_KEY_BYTES);
+  }
+  return { count, sigs: packedSigs, pks: packedPks };
+}
+
+/** The batch's signature and key at `i`, as views into the packed buffers. */
+export function signatureAt(batch: PackedBatch, i: number): Uint8Array {
+  return batch.sigs.subarray(i * PACKED_SIGNATURE_BYTES, (i + 1) * PACKED_SIGNATURE_BYTES);
+}
+
+export function keyAt(batch: PackedBatch, i: number): Uint8Array {
+  return batch.pks.subarray(i * PACKED_KEY_BYTES, (i + 1) * PACKED_KEY_BYTES);
+}
+
+/** A fold as a worker receives it. */
+export interface PackedFoldJob extends PackedBatch {
+  base?: RunningSum[];
+}
+
 export interface FoldResult {
   /** The new running sum (base included), or null when nothing was accepted and there was no base. */
   partial: RunningSum | null;
@@ -67,7 +109,7 @@ interface SubsetJob {
  * signers' check) in the same task: one worker round trip instead of three. The checks run only
  * when every signature of the batch decoded; otherwise the caller decides anew.
  */
-interface FoldAndCheckJob extends FoldJob {
+interface FoldAndCheckJob extends PackedFoldJob {
   message: Uint8Array;
   /**
    * The subset check to make on the fold's result when the aggregate passes: `add` as a
@@ -101,7 +143,7 @@ interface Jobs {
   /** Starts a thread (and its BLS backend) before the first real job. */
   ping: { job: null; result: true };
   /** Decodes each signature (no subgroup check: the final check makes it on the aggregate) and adds the decoded ones (and the base sums) up. */
-  fold: { job: FoldJob; result: FoldResult };
+  fold: { job: PackedFoldJob; result: FoldResult };
   /** fold, then finalize of its result (and the fewest signers' check) in the same task. */
   foldAndCheck: { job: FoldAndCheckJob; result: FoldAndCheckResult };
   /** Adds running sums up and checks the aggregate: subgroup check and one pairing. */

@@ -13,7 +13,10 @@ import { tsWorker } from '../util/ts-runtime.js';
 import { BackgroundLane } from './background-lane.js';
 import { BlsJobError, BlsPoolClosedError } from './errors.js';
 import {
+  packBatch,
   preciseNow,
+  type PackedBatch,
+  type PackedFoldJob,
   type BlsWorkerData,
   type FinalizeJob,
   type FinalizeResult,
@@ -85,9 +88,17 @@ function subsetTerms(all: SignatureBatch, positions: readonly number[]): { add: 
     : { add: pick((i) => inSubset.has(i)), remove: none, fromSums: false };
 }
 
+function packFold({ base, ...batch }: FoldJob): PackedFoldJob {
+  return base ? { ...packBatch(batch), base } : packBatch(batch);
+}
+
+function isPacked(job: unknown): job is PackedBatch {
+  return typeof job === 'object' && job !== null && 'count' in job && (job as PackedBatch).sigs instanceof Uint8Array;
+}
+
 export class BlsPool implements BlsVerifier {
   private readonly piscina: Piscina;
-  private readonly folds: TaskBatcher<FoldJob, FoldResult>;
+  private readonly folds: TaskBatcher<PackedFoldJob, FoldResult>;
   private readonly possessions: BackgroundLane<PossessionJob, boolean>;
   /** Worker threads (for reports; callers of BlsVerifier ask suggestedParallelism()). */
   readonly threads: number;
@@ -137,7 +148,7 @@ export class BlsPool implements BlsVerifier {
 
   /** Batched with the folds of other aggregations while every thread is busy (task-batcher.ts). */
   fold(job: FoldJob): Promise<FoldResult> {
-    return this.folds.run(job);
+    return this.folds.run(packFold(job));
   }
 
   finalize(job: FinalizeJob): Promise<FinalizeResult> {
@@ -164,10 +175,11 @@ export class BlsPool implements BlsVerifier {
 
   /** Its own task, never batched with other folds: its checks would hold up theirs. */
   foldAndCheck(job: FoldAndCheckRequest): Promise<FoldAndCheckResult> {
-    const { subset, ...rest } = job;
-    if (!subset) return this.runOne('foldAndCheck', rest);
+    const { subset, message, ...fold } = job;
+    const packed = { ...packFold(fold), message };
+    if (!subset) return this.runOne('foldAndCheck', packed);
     const { add, remove, fromSums } = subsetTerms(subset.signatures, subset.positions);
-    return this.runOne('foldAndCheck', { ...rest, subset: { add, remove, fromResult: fromSums } });
+    return this.runOne('foldAndCheck', { ...packed, subset: { add, remove, fromResult: fromSums } });
   }
 
   /** After a failed check of these signatures' aggregate: the bad ones, and the rest folded again. */
@@ -223,8 +235,10 @@ export class BlsPool implements BlsVerifier {
     this.inFlight++;
     try {
       const task: Task<K> = { kind, jobs };
+      // Packed batches were made for this task alone: moved to the worker, not copied.
+      const transferList = jobs.flatMap((job) => (isPacked(job) ? [job.sigs.buffer as ArrayBuffer, job.pks.buffer as ArrayBuffer] : []));
       // piscina hands back what worker.ts's runTask returned for this task.
-      const done = (await this.piscina.run(task)) as TaskResult<K>;
+      const done = (await this.piscina.run(task, transferList.length > 0 ? { transferList } : undefined)) as TaskResult<K>;
       this.report(kind, addedAt, done);
       return done.outcomes;
     } catch (err) {

@@ -6,7 +6,7 @@ import { workerData } from 'node:worker_threads';
 import { loadBackend } from '../bls/index.js';
 import { negatedEncoding } from '../bls/negate.js';
 import type { PublicKey, Signature } from '../bls/types.js';
-import { preciseNow, type BlsWorkerData, type JobKind, type JobOf, type Outcome, type ResultOf, type Task, type TaskResult } from './messages.js';
+import { keyAt, preciseNow, signatureAt, type BlsWorkerData, type JobKind, type JobOf, type Outcome, type ResultOf, type Task, type TaskResult } from './messages.js';
 
 /** What runs one job of kind K (messages.ts says what each takes and gives back). */
 type Handler<K extends JobKind> = (job: JobOf<K>) => ResultOf<K>;
@@ -66,13 +66,14 @@ const fold: Handler<'fold'> = (job) => {
   const rejected: number[] = [];
   const candidates: Uint8Array[] = [];
   const positions: number[] = [];
-  job.sigs.forEach((bytes, i) => {
+  for (let i = 0; i < job.count; i++) {
+    const bytes = signatureAt(job, i);
     if (isInfinityEncoding(bytes)) rejected.push(i);
     else {
       candidates.push(bytes);
       positions.push(i);
     }
-  });
+  }
   const pks: PublicKey[] = [];
   const sigs: Signature[] = [];
   if (candidates.length > 0) {
@@ -80,7 +81,7 @@ const fold: Handler<'fold'> = (job) => {
     const refused = new Set(summed.rejected);
     positions.forEach((i, p) => {
       if (refused.has(p)) rejected.push(i);
-      else pks.push(publicKey(job.pks[i]!));
+      else pks.push(publicKey(keyAt(job, i)));
     });
     if (summed.sum) sigs.push(summed.sum);
   }
