@@ -105,7 +105,12 @@ class RunningSumVerification implements Verification {
    */
   startChecks(): void {
     const { ledger, pool, targetWeight } = this.ctx;
-    ledger.startChecks((batch) => this.fold(batch), pool.suggestedParallelism(), targetWeight);
+    // Once what has arrived would complete the target, one check at a time: the rest goes as one
+    // batch, after the fold in flight, with its sum as the base, so that its fold carries the
+    // final check and the fewest signers' check in the same task (split across threads, neither
+    // half completes the target, and the checks take two more worker round trips).
+    const parallelism = ledger.inHand().weight >= targetWeight ? 1 : pool.suggestedParallelism();
+    ledger.startChecks((batch) => this.fold(batch), parallelism, targetWeight);
   }
 
   async finalCheck(): Promise<AggregateCheck> {
