@@ -29,6 +29,8 @@ interface BackendFigures {
   verifyOne: Figure;
   aggregateAndVerify1000: Figure & { signers: number };
   signatureParsePerSignature: Figure & { signaturesPerIteration: number };
+  /** What the optimistic fold does per signature: decompress and sum, no subgroup check. */
+  uncheckedSumPerSignature: Figure & { signaturesPerIteration: number };
   sign: Figure;
 }
 
@@ -100,6 +102,13 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
     for (let k = 0; k < batch; k++) backend.signatureFromBytes(committee.signatures[(offset + k) % SIGNERS]!);
   });
 
+  const sumUnchecked = time(n.parseBatches, 1, (i) => {
+    const offset = (i * batch) % SIGNERS;
+    const list = Array.from({ length: batch }, (_, k) => committee.signatures[(offset + k) % SIGNERS]!);
+    ok &&= backend.sumUncheckedSignatures(list).rejected.length === 0;
+  });
+  check(ok, `${backend.name} unchecked sum`);
+
   const secret = backend.secretKeyFromBytes(committee.secrets[0]!);
   const sign = time(n.sign, n.warmup, (i) => {
     backend.sign(secret, Uint8Array.of(i & 0xff, i >> 8));
@@ -111,6 +120,11 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
     signatureParsePerSignature: {
       medianMs: parse.medianMs / batch,
       iterations: parse.iterations,
+      signaturesPerIteration: batch,
+    },
+    uncheckedSumPerSignature: {
+      medianMs: sumUnchecked.medianMs / batch,
+      iterations: sumUnchecked.iterations,
       signaturesPerIteration: batch,
     },
     sign,
@@ -183,6 +197,11 @@ function main(): void {
       (f) =>
         `median of ${f.signatureParsePerSignature.iterations} × ${f.signatureParsePerSignature.signaturesPerIteration}`,
     ],
+    [
+      'signature decompress + sum, no subgroup check, per signature',
+      (f) => f.uncheckedSumPerSignature,
+      (f) => `median of ${f.uncheckedSumPerSignature.iterations} × ${f.uncheckedSumPerSignature.signaturesPerIteration}`,
+    ],
     ['sign', (f) => f.sign, (f) => `median of ${f.sign.iterations}`],
   ];
 
@@ -220,6 +239,7 @@ function main(): void {
           verifyOneMs: f.verifyOne,
           aggregateAndVerify1000Ms: f.aggregateAndVerify1000,
           signatureParseMsPerSignature: f.signatureParsePerSignature,
+          uncheckedSumMsPerSignature: f.uncheckedSumPerSignature,
           signMs: f.sign,
         },
       ]),

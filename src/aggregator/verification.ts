@@ -3,20 +3,22 @@
 // when to finish (collection.ts); the verification decides which checks run on the ledger's
 // signatures, what is ready for the final check, and makes it.
 //
-// runningSums, the one warpgate uses: each arrival gets avalanchego's acceptance check
-// (decompression, subgroup) and is added to running sums in the BLS pool; the final check is one
-// pairing of the summed keys against the summed signatures, the check avalanchego makes of the
-// signed message. A failed pairing falls back to bisection in the pool: the bad signatures are
-// dropped (their peers penalized) and collecting goes on.
+// runningSums, the one warpgate uses: each arrival is only decompressed (on the curve, not
+// infinity) and added to running sums in the BLS pool; the final check is the subgroup check of
+// the summed signature and one pairing against the summed keys, the check avalanchego makes of
+// the signed message (it never sees the signers' own signatures). A failed check falls back to
+// bisection in the pool, which checks signatures as avalanchego accepts a signer's (subgroup
+// included): the bad signatures are dropped (their peers penalized) and collecting goes on.
 //
 // The fewest signers: the destination's Warp precompile charges gas per signer, so once the
 // aggregate of everything ready passes and reaches the target, the signed message carries only
 // the fewest of those signers that reach it, heaviest first (validators/minimal-signers.ts). That
-// subset's aggregate gets a pairing of its own before it is used (the pool's subsetCheck): sums
-// are not blinded, so two bad signatures that cancel out pass the first check, and a subset that
-// keeps one of them would not verify at the destination. When it fails, bisection drops the bad
-// ones as after any failed check, and collecting goes on.
-import type { RunningSum } from '../bls-pool/messages.js';
+// subset's aggregate gets a check of its own before it is used (the pool's subsetCheck): sums
+// are not blinded, so two bad signatures that cancel out pass the first check (as do two points
+// outside the subgroup whose sum is inside it), and a subset that keeps one of them would not
+// verify at the destination. When it fails, bisection drops the bad ones as after any failed
+// check, and collecting goes on.
+import type { FinalizeResult, FoldAndCheckResult, FoldResult, RunningSum } from '../bls-pool/messages.js';
 import type { BlsVerifier, FinalCheck } from '../bls-pool/verifier.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { minimalSigners } from '../validators/minimal-signers.js';
@@ -65,6 +67,15 @@ interface Sum {
   part: RunningSum;
   members: number[];
   weight: bigint;
+  /** Its final check, already made in the fold that produced it (foldAndCheck). */
+  checked?: PrecomputedCheck;
+}
+
+interface PrecomputedCheck {
+  check: FinalizeResult;
+  /** The fewest signers asked for in that task and their check (made when `check` passed). */
+  fewest?: number[];
+  subsetCheck?: FinalizeResult & { ms: number };
 }
 
 class RunningSumVerification implements Verification {
@@ -94,26 +105,42 @@ class RunningSumVerification implements Verification {
    */
   startChecks(): void {
     const { ledger, pool, targetWeight } = this.ctx;
-    ledger.startChecks((batch) => this.fold(batch), pool.suggestedParallelism(), targetWeight);
+    // Once what has arrived would complete the target, one check at a time: the rest goes as one
+    // batch, after the fold in flight, with its sum as the base, so that its fold carries the
+    // final check and the fewest signers' check in the same task (split across threads, neither
+    // half completes the target, and the checks take two more worker round trips).
+    const parallelism = ledger.inHand().weight >= targetWeight ? 1 : pool.suggestedParallelism();
+    ledger.startChecks((batch) => this.fold(batch), parallelism, targetWeight);
   }
 
   async finalCheck(): Promise<AggregateCheck> {
     const { ledger, pool, message } = this.ctx;
     // Out of the list while checked, so that no fold merges them meanwhile.
-    const parts = this.sums.splice(0);
+    const all = this.sums.splice(0);
+    // A sum its own fold checked (one task) and that reaches the target alone is the answer by
+    // itself; the others stay ready. A failed check is made again by finalCheck, which goes on
+    // to bisection.
+    const done = all.find((p) => p.checked?.check.valid === true && p.weight >= this.ctx.targetWeight);
+    const parts = done ? [done] : all;
+    if (done) this.sums.push(...all.filter((p) => p !== done));
     const members = parts.flatMap((p) => p.members);
     const job = { message, parts: parts.map((p) => p.part), signatures: () => ledger.batchOf(members) };
-    let check: FinalCheck = await pool.finalCheck(job);
+    const pre = parts.length === 1 ? parts[0]!.checked : undefined;
+    let check: FinalCheck = pre?.check.valid ? { valid: true, signature: pre.check.signature } : await pool.finalCheck(job);
     if (ledger.isClosed) return { valid: false };
     let signers = members;
     let subsetCheckMs: number | undefined;
-    const fewest = check.valid && this.ctx.minimizeSigners ? this.fewestSigners(members) : undefined;
+    const fewest = check.valid && this.ctx.minimizeSigners ? (pre ? pre.fewest : this.fewestSigners(members)) : undefined;
     if (fewest) {
-      const position = new Map(members.map((index, p) => [index, p]));
-      const started = performance.now();
-      check = await pool.subsetCheck({ ...job, subset: fewest.map((i) => position.get(i)!).sort((a, b) => a - b) });
-      subsetCheckMs = performance.now() - started;
-      if (ledger.isClosed) return { valid: false };
+      if (pre?.subsetCheck?.valid && pre.fewest === fewest) {
+        check = { valid: true, signature: pre.subsetCheck.signature };
+        subsetCheckMs = pre.subsetCheck.ms;
+      } else {
+        const started = performance.now();
+        check = await pool.subsetCheck({ ...job, subset: positionsOf(fewest, members) });
+        subsetCheckMs = performance.now() - started;
+        if (ledger.isClosed) return { valid: false };
+      }
       signers = fewest;
     }
     if (check.valid) {
@@ -125,7 +152,7 @@ class RunningSumVerification implements Verification {
       return { valid: true, signers: ascending(signers), signature: check.signature, weight, checked: ascending(members), subsetCheckMs };
     }
     const bad = new Set(check.invalid.map((p) => members[p]!));
-    for (const i of bad) ledger.drop(i, 'the signature does not verify for this message and key');
+    for (const i of bad) ledger.drop(i, 'the signature is outside the subgroup or does not verify for this message and key');
     const good = members.filter((i) => !bad.has(i));
     // Every good one sat in a group that passed a batch check: proven valid.
     for (const i of good) ledger.prove(i);
@@ -146,27 +173,49 @@ class RunningSumVerification implements Verification {
     return fewest.reachedTarget && fewest.indices.length < members.length ? fewest.indices : undefined;
   }
 
-  /** Subgroup checks and a plain sum into one running sum, merging the idle ones. */
+  /**
+   * Decompression and a plain sum into one running sum, merging the idle ones (subgroup checks
+   * wait for the final check). A fold whose sum reaches the target when all of it decodes
+   * carries the final check (and the fewest signers' check) in its task.
+   */
   private async fold(batch: Arrival[]): Promise<void> {
-    const { ledger, pool } = this.ctx;
+    const { ledger, pool, targetWeight, message } = this.ctx;
     const base = this.sums.splice(0);
     const { sigs, pks } = ledger.batchOf(batch);
-    const r = await pool.fold({ sigs, pks, base: base.map((b) => b.part) });
+    const folded = { sigs, pks, base: base.map((b) => b.part) };
+    const weightIfAllDecode = [...base.map((b) => b.weight), ...batch.map((a) => ledger.weightOf(a.index))].reduce((w, x) => w + x, 0n);
+    const completes = weightIfAllDecode >= targetWeight;
+    let fewest: number[] | undefined;
+    let r: FoldAndCheckResult | (FoldResult & { check?: undefined });
+    if (completes) {
+      const all = [...base.flatMap((b) => b.members), ...batch.map((a) => a.index)];
+      fewest = this.ctx.minimizeSigners ? this.fewestSigners(all) : undefined;
+      const subset = fewest && { signatures: ledger.batchOf([...base.flatMap((b) => b.members), ...batch]), positions: positionsOf(fewest, all) };
+      r = await pool.foldAndCheck({ ...folded, message, subset });
+    } else r = await pool.fold(folded);
     if (ledger.isClosed) return;
     const rejected = new Set(r.rejected);
     const members = base.flatMap((b) => b.members);
     let weight = base.reduce((sum, b) => sum + b.weight, 0n);
     batch.forEach((a, i) => {
       if (rejected.has(i)) {
-        ledger.reject(a, 'the signature is not a valid G2 point in the subgroup');
+        ledger.reject(a, 'the signature is not a valid G2 point');
         return;
       }
       ledger.accept(a);
       members.push(a.index);
       weight += ledger.weightOf(a.index);
     });
-    if (r.partial) this.sums.push({ part: r.partial, members, weight });
+    if (!r.partial) return;
+    const checked: PrecomputedCheck | undefined = r.check ? { check: r.check, fewest, subsetCheck: r.subsetCheck } : undefined;
+    this.sums.push({ part: r.partial, members, weight, checked });
   }
+}
+
+/** Positions (ascending) of `subset`'s indices in `members`. */
+function positionsOf(subset: readonly number[], members: readonly number[]): number[] {
+  const position = new Map(members.map((index, p) => [index, p]));
+  return subset.map((i) => position.get(i)!).sort((a, b) => a - b);
 }
 
 /** warpgate's verification (see the top of this file). */

@@ -13,10 +13,14 @@ import { tsWorker } from '../util/ts-runtime.js';
 import { BackgroundLane } from './background-lane.js';
 import { BlsJobError, BlsPoolClosedError } from './errors.js';
 import {
+  packBatch,
   preciseNow,
+  type PackedBatch,
+  type PackedFoldJob,
   type BlsWorkerData,
   type FinalizeJob,
   type FinalizeResult,
+  type FoldAndCheckResult,
   type FoldJob,
   type FoldResult,
   type JobKind,
@@ -30,7 +34,7 @@ import {
   type TaskResult,
 } from './messages.js';
 import { TaskBatcher } from './task-batcher.js';
-import type { BlsVerifier, FinalCheck, FinalCheckJob, SubsetCheckJob } from './verifier.js';
+import type { BlsVerifier, FinalCheck, FinalCheckJob, FoldAndCheckRequest, SubsetCheckJob } from './verifier.js';
 
 /** One job's way through the pool (preciseNow milliseconds). */
 export interface JobTiming {
@@ -71,9 +75,30 @@ function resultOf<R>(outcome: Outcome<R> | undefined): R {
   throw new BlsJobError(outcome ? outcome.error : 'the worker returned no outcome');
 }
 
+/**
+ * A subset's check as the worker makes it: the subset added up, or the rest taken away from the
+ * sums (`fromSums`), whichever decompresses fewer signatures.
+ */
+function subsetTerms(all: SignatureBatch, positions: readonly number[]): { add: SignatureBatch; remove: SignatureBatch; fromSums: boolean } {
+  const inSubset = new Set(positions);
+  const pick = (keep: (i: number) => boolean): SignatureBatch => ({ sigs: all.sigs.filter((_, i) => keep(i)), pks: all.pks.filter((_, i) => keep(i)) });
+  const none: SignatureBatch = { sigs: [], pks: [] };
+  return all.sigs.length - inSubset.size < inSubset.size
+    ? { add: none, remove: pick((i) => !inSubset.has(i)), fromSums: true }
+    : { add: pick((i) => inSubset.has(i)), remove: none, fromSums: false };
+}
+
+function packFold({ base, ...batch }: FoldJob): PackedFoldJob {
+  return base ? { ...packBatch(batch), base } : packBatch(batch);
+}
+
+function isPacked(job: unknown): job is PackedBatch {
+  return typeof job === 'object' && job !== null && 'count' in job && (job as PackedBatch).sigs instanceof Uint8Array;
+}
+
 export class BlsPool implements BlsVerifier {
   private readonly piscina: Piscina;
-  private readonly folds: TaskBatcher<FoldJob, FoldResult>;
+  private readonly folds: TaskBatcher<PackedFoldJob, FoldResult>;
   private readonly possessions: BackgroundLane<PossessionJob, boolean>;
   /** Worker threads (for reports; callers of BlsVerifier ask suggestedParallelism()). */
   readonly threads: number;
@@ -123,7 +148,7 @@ export class BlsPool implements BlsVerifier {
 
   /** Batched with the folds of other aggregations while every thread is busy (task-batcher.ts). */
   fold(job: FoldJob): Promise<FoldResult> {
-    return this.folds.run(job);
+    return this.folds.run(packFold(job));
   }
 
   finalize(job: FinalizeJob): Promise<FinalizeResult> {
@@ -142,18 +167,19 @@ export class BlsPool implements BlsVerifier {
 
   async subsetCheck(job: SubsetCheckJob): Promise<FinalCheck> {
     const all = job.signatures();
-    const inSubset = new Set(job.subset);
-    const pick = (keep: (i: number) => boolean): SignatureBatch => ({ sigs: all.sigs.filter((_, i) => keep(i)), pks: all.pks.filter((_, i) => keep(i)) });
-    // Each signature named costs a parse (decompression and subgroup check): name the fewer.
-    const removeRest = all.sigs.length - inSubset.size < inSubset.size;
-    const checked = await this.runOne(
-      'finalizeSubset',
-      removeRest
-        ? { message: job.message, parts: job.parts, add: { sigs: [], pks: [] }, remove: pick((i) => !inSubset.has(i)) }
-        : { message: job.message, parts: [], add: pick((i) => inSubset.has(i)), remove: { sigs: [], pks: [] } },
-    );
+    const { add, remove, fromSums } = subsetTerms(all, job.subset);
+    const checked = await this.runOne('finalizeSubset', { message: job.message, parts: fromSums ? job.parts : [], add, remove });
     if (checked.valid) return { valid: true, signature: checked.signature };
     return this.bisect(job.message, all);
+  }
+
+  /** Its own task, never batched with other folds: its checks would hold up theirs. */
+  foldAndCheck(job: FoldAndCheckRequest): Promise<FoldAndCheckResult> {
+    const { subset, message, ...fold } = job;
+    const packed = { ...packFold(fold), message };
+    if (!subset) return this.runOne('foldAndCheck', packed);
+    const { add, remove, fromSums } = subsetTerms(subset.signatures, subset.positions);
+    return this.runOne('foldAndCheck', { ...packed, subset: { add, remove, fromResult: fromSums } });
   }
 
   /** After a failed check of these signatures' aggregate: the bad ones, and the rest folded again. */
@@ -209,8 +235,10 @@ export class BlsPool implements BlsVerifier {
     this.inFlight++;
     try {
       const task: Task<K> = { kind, jobs };
+      // Packed batches were made for this task alone: moved to the worker, not copied.
+      const transferList = jobs.flatMap((job) => (isPacked(job) ? [job.sigs.buffer as ArrayBuffer, job.pks.buffer as ArrayBuffer] : []));
       // piscina hands back what worker.ts's runTask returned for this task.
-      const done = (await this.piscina.run(task)) as TaskResult<K>;
+      const done = (await this.piscina.run(task, transferList.length > 0 ? { transferList } : undefined)) as TaskResult<K>;
       this.report(kind, addedAt, done);
       return done.outcomes;
     } catch (err) {

@@ -1,7 +1,7 @@
 // What callers of the BLS pool see: the operations an aggregation and the peer handshake need,
 // never its queues or threads. BlsPool (pool.ts) implements it with worker threads; a caller
 // that only needs some of it takes this interface, so a test can hand it another.
-import type { FinalizeJob, FinalizeResult, FoldJob, FoldResult, PossessionJob, RunningSum, SameMessageBatch, SignatureBatch } from './messages.js';
+import type { FinalizeJob, FinalizeResult, FoldAndCheckResult, FoldJob, FoldResult, PossessionJob, RunningSum, SameMessageBatch, SignatureBatch } from './messages.js';
 
 export interface FinalCheckJob {
   message: Uint8Array;
@@ -24,6 +24,17 @@ export interface SubsetCheckJob extends FinalCheckJob {
   subset: number[];
 }
 
+/** A fold expected to complete the target, checked in the same task (the pool's foldAndCheck). */
+export interface FoldAndCheckRequest extends FoldJob {
+  message: Uint8Array;
+  /**
+   * The fewest signers to check too when the aggregate passes: `signatures` are every signature
+   * the fold's result will hold (the base's, then the batch's), `positions` the subset's
+   * (ascending), as a SubsetCheckJob's.
+   */
+  subset?: { signatures: SignatureBatch; positions: number[] };
+}
+
 export type FinalCheck =
   /** The aggregate verifies: every signature in it counts (as avalanchego counts them). */
   | { valid: true; signature: Uint8Array }
@@ -34,9 +45,15 @@ export type FinalCheck =
   | { valid: false; invalid: number[]; rest: RunningSum | null };
 
 export interface BlsVerifier {
-  /** Subgroup checks of each signature, and the accepted ones (and `base`) summed into one running sum. */
+  /** Decodes each signature (the subgroup check is the final check's, on the aggregate) and sums the decoded ones (and `base`) into one running sum. */
   fold(job: FoldJob): Promise<FoldResult>;
-  /** One pairing of the summed keys against the summed signatures of running sums. */
+  /**
+   * fold, and when every signature decoded, the final check of its result and (if asked and it
+   * passed) the subset's check, in one worker task. Failed checks are only reported: bisection
+   * is the caller's (finalCheck / subsetCheck).
+   */
+  foldAndCheck(job: FoldAndCheckRequest): Promise<FoldAndCheckResult>;
+  /** The subgroup check of the summed signatures of running sums, and one pairing against the summed keys. */
   finalize(job: FinalizeJob): Promise<FinalizeResult>;
   /** Bisection: the positions of the signatures that do not verify. */
   findInvalid(job: SameMessageBatch): Promise<number[]>;

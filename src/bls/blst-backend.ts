@@ -195,6 +195,41 @@ export function createBlstBackend(noble: BlsBackend, blst: BlstModule = loadBlst
       return makeSignature(blst.aggregateSignatures(sigs.map(sigOf), false));
     },
 
+    sumUncheckedSignatures(list) {
+      const rejected: number[] = [];
+      const usable: Uint8Array[] = [];
+      list.forEach((bytes, i) => {
+        // blst also takes the 192-byte uncompressed form: only the 96-byte one is a signature here.
+        if (bytes instanceof Uint8Array && bytes.length === SIGNATURE_LENGTH) usable.push(bytes);
+        else rejected.push(i);
+      });
+      if (usable.length === 0) return { sum: undefined, rejected };
+      if (rejected.length === 0) {
+        try {
+          // One native call for the whole batch (no handle per signature); curve checked, subgroup not.
+          return { sum: makeSignature(blst.aggregateSerializedSignatures(usable, false)), rejected };
+        } catch {
+          // Some signature does not decode: find which, one by one, below.
+        }
+      }
+      const points: Blst.Signature[] = [];
+      list.forEach((bytes, i) => {
+        if (bytes.length !== SIGNATURE_LENGTH) return;
+        try {
+          points.push(blst.Signature.fromBytes(bytes, false));
+        } catch {
+          rejected.push(i);
+        }
+      });
+      rejected.sort((a, b) => a - b);
+      return { sum: points.length > 0 ? makeSignature(blst.aggregateSignatures(points, false)) : undefined, rejected };
+    },
+
+    verifyAggregate(pk, message, sig) {
+      // sigGroupcheck on: the subgroup check avalanchego's SignatureFromBytes makes of the aggregate.
+      return blst.verify(message, pkOf(pk), sigOf(sig), false, true);
+    },
+
     verifySameMessage(message, pairs) {
       if (pairs.length === 0) return false;
       // aggregateWithRandomness only takes serialized signatures and re-checks each one; the

@@ -84,6 +84,36 @@ function decodeSignaturePoint(bytes: Uint8Array, index?: number): G2Point {
   }
 }
 
+const G2_B = fields.Fp2.create({ c0: 4n, c1: 4n });
+
+/**
+ * Decompresses a ZCash-encoded G2 point and checks only that it is on the curve: no subgroup
+ * check (noble's fromBytes always makes one). Infinity takes the strict path (it is in G2).
+ */
+function decodeSignaturePointUnchecked(bytes: Uint8Array, index: number): G2Point {
+  expectLength(bytes, SIGNATURE_LENGTH, 'signature', index);
+  const flags = bytes[0]!;
+  if ((flags & 0x80) === 0) throw new BlsError('signature', REASON.badEncoding, index);
+  if ((flags & 0x40) !== 0) return decodeSignaturePoint(bytes, index);
+  const c1Bytes = bytes.slice(0, FP_BYTES);
+  c1Bytes[0] = flags & 0x1f;
+  const c1 = bytesToNumberBE(c1Bytes);
+  const c0 = bytesToNumberBE(bytes.subarray(FP_BYTES));
+  if (c1 >= Fp.ORDER || c0 >= Fp.ORDER) throw new BlsError('signature', REASON.badEncoding, index);
+  const { Fp2 } = fields;
+  const x = Fp2.create({ c0, c1 });
+  let y: Fp2 | undefined;
+  try {
+    y = Fp2.sqrt(Fp2.add(Fp2.pow(x, 3n), G2_B));
+  } catch {
+    y = undefined;
+  }
+  if (y === undefined) throw new BlsError('signature', REASON.notOnCurve, index);
+  // The sort flag (0x20) marks the lexicographically larger of y and -y.
+  if (isLargerY([y.c1, y.c0]) !== ((flags & 0x20) !== 0)) y = Fp2.neg(y);
+  return G2.Point.fromAffine({ x, y });
+}
+
 function nobleKey(point: G1Point): NoblePublicKey {
   return { point, negated: point.is0() ? undefined : point.negate().toAffine() };
 }
@@ -214,6 +244,26 @@ export function createNobleBackend(): BlsBackend {
     aggregateSignatures(sigs) {
       if (sigs.length === 0) throw new BlsError('signature', 'no signatures to aggregate');
       return makeSignature(sumPoints(G2.Point.ZERO, sigs.map(sigOf)));
+    },
+
+    sumUncheckedSignatures(list) {
+      const rejected: number[] = [];
+      let sum: G2Point | undefined;
+      list.forEach((bytes, i) => {
+        let point: G2Point;
+        try {
+          point = decodeSignaturePointUnchecked(bytes, i);
+        } catch {
+          rejected.push(i);
+          return;
+        }
+        sum = sum === undefined ? point : sum.add(point);
+      });
+      return { sum: sum === undefined ? undefined : makeSignature(sum), rejected };
+    },
+
+    verifyAggregate(pk, message, sig) {
+      return sigOf(sig).isTorsionFree() && backend.verify(pk, message, sig);
     },
 
     verifySameMessage(message, pairs) {

@@ -35,7 +35,7 @@ import {
   type TestNetwork,
 } from './helpers.js';
 import { noble } from '../bls/helpers.js';
-import { cancellingPair, useBlsPool } from '../bls-pool/helpers.js';
+import { cancellingPair, outsideSubgroupPair, useBlsPool } from '../bls-pool/helpers.js';
 
 // 16 validators of uneven weight plus 13 keyless: total 240, 67% needs 161, 87% needs 209.
 const WEIGHTS = [40, 30, 25, 20, 18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4, 3];
@@ -43,6 +43,12 @@ const net = testNetwork(WEIGHTS, 13);
 const byWeight = (w: number): string => net.validators.find((v) => v.weight === BigInt(w))!.pkHex;
 
 const pool = useBlsPool();
+
+/** Pairs of bad signatures whose sum is the valid aggregate of the right ones. */
+const PAIRS = [
+  ['points in the subgroup', cancellingPair],
+  ['points outside the subgroup', outsideSubgroupPair],
+] as const;
 
 let counter = 0;
 function request(over: Partial<AggregationRequest> = {}): AggregationRequest {
@@ -269,13 +275,16 @@ describe('bad signatures', () => {
     expect(result.signedWeight).toBe(162n);
   });
 
-  it('two colluding signatures that cancel out: the message is still validly signed, and a cached half alone is found and dropped', async () => {
+  // Two points outside the subgroup whose sum is inside it are the same case for the optimistic
+  // path (only the aggregate gets the subgroup check): each alone fails it.
+  for (const [pairKind, makePair] of PAIRS) {
+  it(`two colluding signatures that cancel out (${pairKind}): the message is still validly signed, and a cached half alone is found and dropped`, async () => {
     // sa = sig_a + X and sb = sig_b - X sum to sig_a + sig_b: a valid signature by both keys,
     // which is all the final check (avalanchego's) asks. Each alone is invalid, so when a later
     // aggregation reuses the cached sa without sb, bisection must find it and ask a again.
     const req = request();
     const [a, b] = [byWeight(40), byWeight(30)];
-    const [sa, sb] = cancellingPair(sign(net.byKey.get(a)!, req.message.bytes), sign(net.byKey.get(b)!, req.message.bytes));
+    const [sa, sb] = makePair(sign(net.byKey.get(a)!, req.message.bytes), sign(net.byKey.get(b)!, req.message.bytes));
     const colluding = peersWith(net, [
       [a, { kind: 'fixed', signature: sa }],
       [b, { kind: 'fixed', signature: sb }],
@@ -298,6 +307,7 @@ describe('bad signatures', () => {
     expect(honest.penalties).toEqual([]);
     expect(cache.get(id).get(a)).not.toEqual(sa);
   });
+  }
 
   it('bisection finds several bad signatures among 64 that arrive together', async () => {
     const big = testNetwork(Array.from({ length: 64 }, () => 10), 0, 'big');
@@ -555,6 +565,28 @@ describe('the fewest signers', () => {
     expect(cache.get(bytesToHex(req.message.id)).has(byWeight(3))).toBe(true);
   });
 
+  it('the batch that completes the target goes to the workers as one task: its fold, the final check and the fewest signers’ check', async () => {
+    // The answers that complete the target arrive together: one batch, though two threads are free.
+    const calls: string[] = [];
+    const recorded = new Proxy(pool, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (key !== 'suggestedParallelism') calls.push(String(key));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const peers = peersWith(net, lightFirst());
+    const result = await aggregator(peers, { pool: recorded, fanOut: { extraWeightPercent: 100 } }).aggregate(buffered());
+    expect(expectValid(result, 70)).toHaveLength(8);
+    expect(result.subsetCheckMs).toBeGreaterThan(0);
+    // The four light ones were folded on their own before; then one task did the rest.
+    expect(calls.filter((c) => c !== 'fold')).toEqual(['foldAndCheck']);
+    expect(calls.at(-1)).toBe('foldAndCheck');
+  });
+
   it('with aggregation.minimizeSigners off, the same answers give a message carrying the redundant ones', async () => {
     const peers = peersWith(net, lightFirst());
     const result = await aggregator(peers, { minimizeSigners: false, fanOut: { extraWeightPercent: 100 } }).aggregate(buffered());
@@ -564,13 +596,14 @@ describe('the fewest signers', () => {
     expect(result).toMatchObject({ signaturesProven: 11, subsetCheckMs: 0 });
   });
 
-  it('two bad signatures that cancel out, one left out of the message: the subset’s own check fails, bisection finds both, collecting goes on', async () => {
+  for (const [pairKind, makePair] of PAIRS) {
+  it(`two bad signatures that cancel out (${pairKind}), one left out of the message: the subset’s own check fails, bisection finds both, collecting goes on`, async () => {
     // 3 answers first and is checked alone; 40 comes with the rest. The aggregate of everything
     // checked passes (the two cancel), but 3 is redundant at 67% (40 … 14 make 163 of 161): the
     // message without it would carry 40's bad half alone. Its subset check fails instead.
     const req = request();
     const [a, b] = [byWeight(40), byWeight(3)];
-    const [sa, sb] = cancellingPair(sign(net.byKey.get(a)!, req.message.bytes), sign(net.byKey.get(b)!, req.message.bytes));
+    const [sa, sb] = makePair(sign(net.byKey.get(a)!, req.message.bytes), sign(net.byKey.get(b)!, req.message.bytes));
     const peers = peersWith(
       net,
       net.validators.map((v) => [v.pkHex, v.pkHex === a ? { kind: 'fixed', signature: sa, delayMs: 60 } : v.pkHex === b ? { kind: 'fixed', signature: sb, delayMs: 1 } : { kind: 'honest', delayMs: 60 }]),
@@ -588,6 +621,7 @@ describe('the fewest signers', () => {
     expect(responses.filter((r) => r === 'valid').length + 2).toBe(responses.length);
     expect(cache.get(bytesToHex(req.message.id)).has(a)).toBe(false);
   });
+  }
 });
 
 describe('the P-Chain height signed at', () => {

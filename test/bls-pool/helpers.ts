@@ -1,11 +1,14 @@
 // Shared by the BLS pool tests and the aggregator tests that run on a real pool: reproducible
-// secret keys, a pair of bad signatures that cancel out, and a real two-thread blst pool.
+// secret keys, pairs of bad signatures that cancel out, and a real two-thread blst pool.
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll } from 'vitest';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import type { SecretKey } from '../../src/bls/types.js';
 import { BlsPool } from '../../src/bls-pool/pool.js';
-import { blst } from '../bls/helpers.js';
+import type * as Blst from '@chainsafe/blst';
+import { negatedEncoding } from '../../src/bls/negate.js';
+import { blst, g2PointOutsideSubgroup } from '../bls/helpers.js';
 
 /** Threads of the pool useBlsPool() starts. */
 export const POOL_THREADS = 2;
@@ -22,6 +25,18 @@ export function cancellingPair(a: Uint8Array, b: Uint8Array): [Uint8Array, Uint8
   const G2 = bls12_381.G2.Point;
   const offset = G2.fromBytes(blst.sign(secretKey('offset'), new TextEncoder().encode('offset')).bytes);
   return [G2.fromBytes(a).add(offset).toBytes(true), G2.fromBytes(b).subtract(offset).toBytes(true)];
+}
+
+/**
+ * Two signatures that are each outside the G2 subgroup (each is a right one plus, or minus, the
+ * same point outside it) but whose sum is the sum of the right ones. Made with the blst module
+ * itself, not with the backend under test.
+ */
+export function outsideSubgroupPair(a: Uint8Array, b: Uint8Array): [Uint8Array, Uint8Array] {
+  const native = createRequire(import.meta.url)('@chainsafe/blst') as typeof Blst;
+  const outside = g2PointOutsideSubgroup();
+  const sum = (x: Uint8Array, y: Uint8Array): Uint8Array => native.aggregateSerializedSignatures([x, y], false).toBytes(true);
+  return [sum(a, outside), sum(b, negatedEncoding(outside, 'signature'))];
 }
 
 /** A real blst pool of POOL_THREADS threads for one test file: warmed before its tests, closed after them. */

@@ -1,12 +1,12 @@
-// The BLS pool's jobs through the real pool and its worker threads: the fold (subgroup check and
-// sum) and its rejections, the final check over running sums, bisection and the final check's
+// The BLS pool's jobs through the real pool and its worker threads: the fold (decompression and
+// sum; the subgroup check is the final check's) and its rejections, the final check over running sums, bisection and the final check's
 // fall-back to it, folds batched across aggregations, proof checks that yield, and memory.
 import { describe, expect, it } from 'vitest';
 import { authMessage, PEER_AUTH_DST } from '../../src/peers/auth.js';
 import type { SecretKey } from '../../src/bls/types.js';
 import { BlsJobError } from '../../src/bls-pool/errors.js';
-import { blst, g2PointOutsideSubgroup } from '../bls/helpers.js';
-import { cancellingPair, POOL_THREADS, secretKey, useBlsPool } from './helpers.js';
+import { blst, g2PointOutsideSubgroup, g2XNotOnCurve } from '../bls/helpers.js';
+import { cancellingPair, outsideSubgroupPair, POOL_THREADS, secretKey, useBlsPool } from './helpers.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const sks = Array.from({ length: 256 }, (_, i) => secretKey(`workers-${i}`));
@@ -28,17 +28,30 @@ describe('fold and finalize', () => {
     expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
   });
 
-  it('rejects bytes outside the subgroup, garbage, infinity and wrong lengths by index, and folds the rest', async () => {
+  it('rejects garbage, a point not on the curve, infinity and wrong lengths by index, and folds the rest', async () => {
     const infinity = new Uint8Array(96);
     infinity[0] = 0xc0;
-    const sigs = [good[0]!, g2PointOutsideSubgroup(), good[2]!, new Uint8Array(96).fill(0xab), infinity, good[5]!.subarray(0, 95), good[6]!];
+    const sigs = [good[0]!, g2XNotOnCurve(), good[2]!, new Uint8Array(96).fill(0xab), infinity, good[5]!.subarray(0, 95), good[6]!];
     const r = await pool.fold({ sigs, pks: pks.slice(0, 7) });
     expect(r.rejected).toEqual([1, 3, 4, 5]);
     expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
   });
 
+  it('folds a point outside the subgroup (only the aggregate is checked for it): the final check fails and bisection names it', async () => {
+    const sigs = [...good.slice(0, 8)];
+    sigs[3] = g2PointOutsideSubgroup();
+    const r = await pool.fold({ sigs, pks: pks.slice(0, 8) });
+    expect(r.rejected).toEqual([]);
+    expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(false);
+    const done = await pool.finalCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 8) }) });
+    expect(done.valid).toBe(false);
+    if (done.valid) return;
+    expect(done.invalid).toEqual([3]);
+    expect((await pool.finalize({ message: msg, parts: [done.rest!] })).valid).toBe(true);
+  });
+
   it('a batch with nothing usable and no base gives no aggregate', async () => {
-    const r = await pool.fold({ sigs: [g2PointOutsideSubgroup()], pks: [pks[0]!] });
+    const r = await pool.fold({ sigs: [g2XNotOnCurve()], pks: [pks[0]!] });
     expect(r).toEqual({ partial: null, rejected: [0] });
   });
 
@@ -72,6 +85,58 @@ describe('fold and finalize', () => {
     expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
     expect(await pool.findInvalid({ message: msg, sigs: pair, pks: pks.slice(0, 8) })).toEqual([2, 5]);
   });
+
+  it('two points outside the subgroup that sum to one inside it pass the aggregate check (their sum is the valid signature by both keys); bisection still names both', async () => {
+    const pair = [...good.slice(0, 8)];
+    [pair[2], pair[5]] = outsideSubgroupPair(good[2]!, good[5]!);
+    const r = await pool.fold({ sigs: pair, pks: pks.slice(0, 8) });
+    expect(r.rejected).toEqual([]);
+    const done = await pool.finalize({ message: msg, parts: [r.partial!] });
+    expect(done.valid).toBe(true);
+    const plain = blst.aggregateSignatures(good.slice(0, 8).map((s) => blst.signatureFromBytes(s))).bytes;
+    expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
+    expect(await pool.findInvalid({ message: msg, sigs: pair, pks: pks.slice(0, 8) })).toEqual([2, 5]);
+  });
+});
+
+describe('fold and check in one task', () => {
+  it('folds, checks the result and the subset’s aggregate; the result is the same as the separate jobs’', async () => {
+    const base = await pool.fold({ sigs: good.slice(0, 4), pks: pks.slice(0, 4) });
+    const all = { sigs: good.slice(0, 12), pks: pks.slice(0, 12) };
+    const expected = (list: number[]): string => Buffer.from(blst.aggregateSignatures(list.map((i) => blst.signatureFromBytes(good[i]!))).bytes).toString('hex');
+    // 10 of 12 (the two others taken away from the result) and 3 of 12 (added up).
+    for (const positions of [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [2, 5, 11]]) {
+      const r = await pool.foldAndCheck({ sigs: good.slice(4, 12), pks: pks.slice(4, 12), base: [base.partial!], message: msg, subset: { signatures: all, positions } });
+      expect(r.rejected).toEqual([]);
+      expect(r.check).toEqual({ valid: true, signature: expect.any(Uint8Array) });
+      expect(Buffer.from(r.check!.signature).toString('hex')).toBe(expected(Array.from({ length: 12 }, (_, i) => i)));
+      expect(r.subsetCheck?.valid).toBe(true);
+      expect(Buffer.from(r.subsetCheck!.signature).toString('hex')).toBe(expected(positions));
+      expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
+    }
+  });
+
+  it('reports a failed check without a subset check, and makes no check when a signature was rejected', async () => {
+    const wrong = good.slice(0, 6);
+    wrong[2] = sign(sks[2]!, text('another'));
+    const failed = await pool.foldAndCheck({ sigs: wrong, pks: pks.slice(0, 6), message: msg, subset: { signatures: { sigs: wrong, pks: pks.slice(0, 6) }, positions: [0, 1] } });
+    expect(failed.check?.valid).toBe(false);
+    expect(failed.subsetCheck).toBeUndefined();
+    const garbled = good.slice(0, 6);
+    garbled[4] = g2XNotOnCurve();
+    const rejected = await pool.foldAndCheck({ sigs: garbled, pks: pks.slice(0, 6), message: msg });
+    expect(rejected.rejected).toEqual([4]);
+    expect(rejected.check).toBeNull();
+    expect((await pool.finalize({ message: msg, parts: [rejected.partial!] })).valid).toBe(true);
+  });
+
+  it('fails the subset check of one of two points outside the subgroup whose sum is inside it', async () => {
+    const sigs = good.slice(0, 8);
+    [sigs[1], sigs[6]] = outsideSubgroupPair(sigs[1]!, sigs[6]!);
+    const r = await pool.foldAndCheck({ sigs, pks: pks.slice(0, 8), message: msg, subset: { signatures: { sigs, pks: pks.slice(0, 8) }, positions: [0, 1, 2, 3, 4, 5] } });
+    expect(r.check?.valid).toBe(true);
+    expect(r.subsetCheck?.valid).toBe(false);
+  });
 });
 
 describe('folds from many aggregations at once', () => {
@@ -82,7 +147,7 @@ describe('folds from many aggregations at once', () => {
       Array.from({ length: 40 }, (_, k) => {
         const at = (k * 6) % 240;
         const sigs = good.slice(at, at + 6);
-        if (k % 5 === 0) sigs[1] = g2PointOutsideSubgroup();
+        if (k % 5 === 0) sigs[1] = g2XNotOnCurve();
         return pool.fold({ sigs, pks: pks.slice(at, at + 6) }).then((r) => ({ r, at, k }));
       }),
     );
@@ -94,6 +159,23 @@ describe('folds from many aggregations at once', () => {
       const plain = blst.aggregateSignatures(used.map((s) => blst.signatureFromBytes(s))).bytes;
       expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
     }
+  });
+});
+
+describe('a final check', () => {
+  it('never waits behind folds that wait for a thread: it takes the first thread free', async () => {
+    const { partial } = await pool.fold({ sigs: good.slice(0, 8), pks: pks.slice(0, 8) });
+    const order: string[] = [];
+    // Far more folds than threads: the first ones take the threads, the rest wait in the batcher.
+    const folds = Array.from({ length: 40 }, () => pool.fold({ sigs: good.slice(0, 64), pks: pks.slice(0, 64) }).then(() => order.push('fold')));
+    const finalized = pool.finalize({ message: msg, parts: [partial!] }).then((r) => {
+      order.push('finalize');
+      return r;
+    });
+    await Promise.all([...folds, finalized]);
+    expect((await finalized).valid).toBe(true);
+    // At most the folds already running when it came finished before it.
+    expect(order.indexOf('finalize')).toBeLessThanOrEqual(POOL_THREADS);
   });
 });
 
@@ -247,6 +329,23 @@ describe('the subset check', () => {
     const r = await pool.fold({ sigs, pks: pks.slice(0, 12) });
     // The aggregate of all twelve verifies: the two cancel.
     expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
+    for (const subset of [subsetOf(9), [0, 1, 2]]) {
+      const done = await pool.subsetCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 12) }), subset });
+      expect(done.valid).toBe(false);
+      if (done.valid) return;
+      expect(done.invalid).toEqual([1, 9]);
+      expect((await pool.finalize({ message: msg, parts: [done.rest!] })).valid).toBe(true);
+    }
+  });
+
+  it('fails for a subset holding one of two points outside the subgroup whose sum is inside it, and bisection names both', async () => {
+    const sigs = good.slice(0, 12);
+    [sigs[1], sigs[9]] = outsideSubgroupPair(sigs[1]!, sigs[9]!);
+    const r = await pool.fold({ sigs, pks: pks.slice(0, 12) });
+    expect(r.rejected).toEqual([]);
+    // The aggregate of all twelve passes: the two sum to a point in the subgroup.
+    expect((await pool.finalize({ message: msg, parts: [r.partial!] })).valid).toBe(true);
+    // 9 of 12 removes 9 (the subset keeps 1), [0, 1, 2] adds 1 up: either way the subset's aggregate is outside.
     for (const subset of [subsetOf(9), [0, 1, 2]]) {
       const done = await pool.subsetCheck({ message: msg, parts: [r.partial!], signatures: () => ({ sigs, pks: pks.slice(0, 12) }), subset });
       expect(done.valid).toBe(false);

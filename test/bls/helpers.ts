@@ -77,6 +77,26 @@ export function g2PointOutsideSubgroup(): Uint8Array {
   }
 }
 
+/** A compressed G2 x (c1 = 1, lowest c0) whose x³ + 4(1+i) has no square root: decodes to no point. */
+export function g2XNotOnCurve(): Uint8Array {
+  const b = Fp2.create({ c0: 4n, c1: 4n });
+  for (let c0 = 1n; ; c0++) {
+    const x: Fp2 = Fp2.create({ c0, c1: 1n });
+    let y: Fp2 | undefined;
+    try {
+      y = Fp2.sqrt(Fp2.add(Fp2.pow(x, 3n), b));
+    } catch {
+      y = undefined;
+    }
+    if (y !== undefined) continue;
+    const bytes = new Uint8Array(96);
+    bytes.set(numberToBytesBE(x.c1, 48), 0);
+    bytes.set(numberToBytesBE(x.c0, 48), 48);
+    bytes[0] = (bytes[0] as number) | 0x80;
+    return bytes;
+  }
+}
+
 /** The lowest x whose x³ + 4 has no square root: a 48-byte value that decodes to no point. */
 export function g1XNotOnCurve(): Uint8Array {
   for (let x = 1n; ; x++) {
