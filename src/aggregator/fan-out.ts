@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import type { CollectionStats } from './errors.js';
 import { isTimeout, REQUEST_CANCELLED, type PeerAnswer, type PeerSource, type SignatureRequest } from './peer-source.js';
-import { heaviestFirst, Tally } from './weights.js';
+import { heaviestOrder, Tally } from './weights.js';
 
 /** How widely a collection asks. */
 export interface FanOutOptions {
@@ -89,10 +89,7 @@ export class FanOut {
     this.set = set;
     const percent = BigInt(Math.max(0, Math.min(100, Math.round(input.options.extraWeightPercent))));
     this.extraWeight = (set.totalWeight * percent) / 100n;
-    this.order = set.validators
-      .map((_, i) => i)
-      .filter((i) => !input.alreadyHave(set.validators[i]!.publicKeyHex))
-      .sort(heaviestFirst(set));
+    this.order = heaviestOrder(set).filter((i) => !input.alreadyHave(set.validators[i]!.publicKeyHex));
   }
 
   /** Every validator was asked and none is outstanding: no signature can come any more. */
