@@ -20,6 +20,7 @@ import { parseSignedMessage } from '../../src/warp/signed-message.js';
 import { encodeAddressedCall } from '../../src/warp/payload.js';
 import { encodeTeleporterMessage, TELEPORTER_MESSENGER_V1_ADDRESS } from '../../src/warp/teleporter.js';
 import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
+import type { AskDone, PeerSource } from '../../src/aggregator/peer-source.js';
 import {
   FakePeers,
   NETWORK_ID,
@@ -153,6 +154,58 @@ describe('stopping at the target', () => {
     expect(expectValid(result)).not.toContain(byWeight(40));
     await nextTurn();
     expect(peers.aborted).toBe(1);
+  });
+});
+
+describe('the arrival that completes the target', () => {
+  it('starts its check at once, in the same turn, while arrivals short of the target wait for the end of the turn', async () => {
+    // Answers delivered by hand; the pool counts the work handed to it (any operation).
+    const answers = new Map<string, AskDone>();
+    const peers: PeerSource = {
+      isConnected: () => true,
+      penalize: () => undefined,
+      ask: (pk, _req, _timeoutMs, done) => {
+        answers.set(pk, done);
+        return { cancel: () => undefined };
+      },
+    };
+    let handed = 0;
+    let settled = 0;
+    const counting = new Proxy(pool, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        if (prop === 'suggestedParallelism') return value.bind(target);
+        return (...args: unknown[]) => {
+          handed++;
+          const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+          if (out instanceof Promise) void out.finally(() => settled++).catch(() => undefined);
+          return out;
+        };
+      },
+    });
+    const agg = new Aggregator({ sets: fixedSets(net), epochs: fixedEpochs(), peers, pool: counting, cache: new SignatureCache(), deadlineMs: 5_000, requestTimeoutMs: 4_000, fanOut: { extraWeightPercent: 100, hedgeDelayMs: 4_000 } });
+    const req = request();
+    const done = agg.aggregate(req);
+    const idle = async (): Promise<void> => {
+      for (let i = 0; i < 500 && (handed !== settled || answers.size < 16); i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    await idle();
+    const answer = (w: number): number => {
+      const before = handed;
+      const v = net.validators.find((x) => x.weight === BigInt(w))!;
+      answers.get(v.pkHex)!(undefined, { kind: 'signature', signature: sign(v, req.message.bytes) });
+      return handed - before;
+    };
+    // 40 + 30 + 25 + 20 + 18 + 16 = 149 of the 161 needed: each waits for the end of its turn.
+    for (const w of [40, 30, 25, 20, 18, 16]) {
+      expect(answer(w)).toBe(0);
+      await idle();
+    }
+    // 14 completes the target: its check is handed over before the callback returns.
+    expect(answer(14)).toBeGreaterThan(0);
+    const result = await done;
+    expect(result.signedWeight).toBeGreaterThanOrEqual(161n);
   });
 });
 
