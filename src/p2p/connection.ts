@@ -14,7 +14,7 @@ import { failedAsk, type AskDone, type AskTicket, type CancelWhy } from '../util
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
-import { decodeSignatureResponse, OddRequestIds, signatureAppRequest } from './acp118.js';
+import { appRequestFrame, decodeSignatureResponse, OddRequestIds, signatureAppRequest } from './acp118.js';
 import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
 import { ourHandshake } from './local-side.js';
 import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S } from './constants.js';
@@ -168,7 +168,9 @@ export class P2PConnection {
     const requestId = this.requestIds.take((id) => this.pending.has(id) || this.expired.has(id));
     let frame: Uint8Array;
     try {
-      frame = encodeFrame(encodeMessage(signatureAppRequest(req, requestId, timeoutMs), { compress: this.local.compressOutbound }), this.limits.maxMessageBytes);
+      frame = this.local.compressOutbound
+        ? encodeFrame(encodeMessage(signatureAppRequest(req, requestId, timeoutMs), { compress: true }), this.limits.maxMessageBytes)
+        : appRequestFrame(req, requestId, timeoutMs, this.limits.maxMessageBytes);
     } catch (err) {
       return failedAsk(new P2PRequestError('protocol', this.nodeId, `cannot frame the request: ${(err as Error).message}`), done);
     }
