@@ -155,14 +155,14 @@ class RoutedAsk implements AskTicket {
 
   viaWs(): void {
     this.transport = 'ws';
-    this.inner = this.routing.ws.ask(this.key, this.req, this.timeoutMs, this.onWs);
+    this.inner = this.routing.ws.ask(this.key, this.req, this.timeoutMs, (err, answer) => this.onWs(err, answer));
   }
 
   viaP2P(nodeId: string): void {
     this.transport = 'p2p';
     this.nodeId = nodeId;
     this.triedP2P = true;
-    this.inner = this.routing.p2p!.ask(nodeId, this.routing.p2pRequest(this.req), this.timeoutMs, this.onP2P);
+    this.inner = this.routing.p2p!.ask(nodeId, this.routing.p2pRequest(this.req), this.timeoutMs, (err, answer) => this.onP2P(err, answer));
   }
 
   cancel(why: CancelWhy): void {
@@ -172,7 +172,7 @@ class RoutedAsk implements AskTicket {
     this.inner?.cancel(why);
   }
 
-  private readonly onWs = (err: Error | undefined, answer: PeerAnswer | undefined): void => {
+  private onWs(err: Error | undefined, answer: PeerAnswer | undefined): void {
     if (this.finished) return;
     if (err) {
       // Nothing was sent: the other transport, when it reaches the key.
@@ -188,9 +188,9 @@ class RoutedAsk implements AskTicket {
     }
     if (answer!.kind === 'signature') this.routing.remember(this.key, WS_ANSWERER);
     this.finish(undefined, answer);
-  };
+  }
 
-  private readonly onP2P = (err: Error | undefined, answer: P2PAnswer | undefined): void => {
+  private onP2P(err: Error | undefined, answer: P2PAnswer | undefined): void {
     if (this.finished) return;
     if (err) return this.finish(err, undefined);
     if (answer!.kind === 'signature') {
@@ -198,7 +198,7 @@ class RoutedAsk implements AskTicket {
       return this.finish(undefined, answer);
     }
     this.finish(undefined, this.routing.p2pRefusal(this.nodeId, answer as P2PAnswer & { kind: 'refused' }));
-  };
+  }
 
   private finish(err: Error | undefined, answer: PeerAnswer | undefined): void {
     this.finished = true;
