@@ -67,7 +67,6 @@ class Outstanding {
   ticket: AskTicket | undefined;
 
   constructor(
-    readonly fanOut: FanOut,
     readonly index: number,
     /** Epoch ms when it stops counting as weight on its way (Infinity: never). */
     readonly slowAt: number,
@@ -75,8 +74,6 @@ class Outstanding {
     readonly expiresAt: number,
   ) {}
 
-  /** The request's AskDone, bound once per request (no closure per layer). */
-  readonly done = (err: Error | undefined, answer: PeerAnswer | undefined): void => this.fanOut.onDone(this, err, answer);
 }
 
 export class FanOut {
@@ -188,16 +185,16 @@ export class FanOut {
     const now = Date.now();
     const timeoutMs = Math.max(1, Math.min(this.input.requestTimeoutMs, this.input.deadlineAt - now));
     const { hedgeDelayMs } = this.input.options;
-    const entry = new Outstanding(this, index, hedgeDelayMs < timeoutMs ? now + hedgeDelayMs : Infinity, now + timeoutMs);
+    const entry = new Outstanding(index, hedgeDelayMs < timeoutMs ? now + hedgeDelayMs : Infinity, now + timeoutMs);
     this.sent.push(entry);
     this.outstandingCount++;
     this.onTheirWay.add(v.weight);
     try {
-      entry.ticket = this.peers.ask(v.publicKeyHex, this.input.request, timeoutMs, entry.done);
+      entry.ticket = this.peers.ask(v.publicKeyHex, this.input.request, timeoutMs, (err, answer) => this.onDone(entry, err, answer));
     } catch (err) {
       // A source that throws instead of answering through `done`: the same failure, after this turn.
       const error = err instanceof Error ? err : new Error(String(err));
-      queueMicrotask(() => entry.done(error, undefined));
+      queueMicrotask(() => this.onDone(entry, error, undefined));
     }
   }
 
@@ -282,7 +279,7 @@ export class FanOut {
   }
 
   /** A request's answer or failure, from its transport. */
-  onDone(e: Outstanding, err: Error | undefined, answer: PeerAnswer | undefined): void {
+  private onDone(e: Outstanding, err: Error | undefined, answer: PeerAnswer | undefined): void {
     if (!this.settle(e) || this.closed) return;
     if (err !== undefined || answer === undefined) {
       this.events.noSignature(isTimeout(err) ? 'timeout' : 'error');

@@ -75,7 +75,7 @@ class TrackedAsk implements AskTicket {
     send: (done: AskDone) => AskTicket,
   ) {
     this.sent = tracker.now();
-    this.inner = send(this.onDone);
+    this.inner = send((err, answer) => this.onDone(err, answer));
   }
 
   cancel(why: CancelWhy): void {
@@ -86,10 +86,10 @@ class TrackedAsk implements AskTicket {
     this.inner.cancel(why);
   }
 
-  private readonly onDone = (err: Error | undefined, answer: PeerAnswer | undefined): void => {
+  private onDone(err: Error | undefined, answer: PeerAnswer | undefined): void {
     if (this.finished) return;
     this.finished = true;
     this.tracker.answered(this.pkHex, this.sent, err ? (isTimeout(err) ? 'timeout' : 'error') : answer!.kind === 'signature' ? 'signature' : 'refused');
     this.done(err, answer);
-  };
+  }
 }
