@@ -10,7 +10,8 @@ import { bytesEqual, bytesToHex } from '../warp/hex.js';
 import type { AppRequest, ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
 import { abortedBy, HandshakeRefusedError, P2PProtocolError, P2PRequestError, type CloseReason, type PeerFault } from './errors.js';
 import type { RequestFailure } from '../util/request-failure.js';
-import { failedAsk, type AskDone, type AskTicket, type CancelWhy } from '../util/ask.js';
+import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
+import { askAsPromise, PendingRequest } from './pending-request.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
@@ -34,26 +35,6 @@ export interface ConnectionHooks {
   onDiscovered?(conn: P2PConnection, peers: DiscoveredPeer[]): void;
 }
 
-/** A request of this connection, from ask() to its answer; its own ticket. */
-class Pending implements AskTicket {
-  constructor(
-    private readonly conn: P2PConnection,
-    readonly requestId: number,
-    readonly chainId: Uint8Array,
-    readonly deadline: number,
-    /**
-     * The connection's timer times it out at its deadline (request()); otherwise its caller does
-     * (ask()), and the timer only sweeps it up should the caller never cancel.
-     */
-    readonly timedHere: boolean,
-    readonly done: AskDone<P2PAnswer>,
-  ) {}
-
-  cancel(_why: CancelWhy): void {
-    this.conn.forget(this);
-  }
-}
-
 const RECENTLY_EXPIRED_CAP = 4096;
 
 /** Handshake fields whose failure is an incompatibility (back off), not misbehaviour (penalise). */
@@ -63,7 +44,7 @@ export class P2PConnection {
   readonly nodeId: string;
   private readonly decoder: FrameDecoder;
   private readonly requestIds = new OddRequestIds();
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new Map<number, PendingRequest>();
   /** Request IDs that timed out or were aborted, so a late answer is not taken for an unrequested one. */
   private readonly expired = new Set<number>();
   private state: 'handshaking' | 'ready' | 'closed' = 'handshaking';
@@ -127,21 +108,7 @@ export class P2PConnection {
   /** Asks the peer to sign; rejects with P2PRequestError. */
   request(req: SignatureRequestInput, timeoutMs: number, signal?: AbortSignal): Promise<P2PAnswer> {
     if (this.state === 'ready' && signal?.aborted) return Promise.reject(abortedBy(signal, this.nodeId));
-    return new Promise<P2PAnswer>((resolve, reject) => {
-      let onAbort: (() => void) | undefined;
-      const ticket = this.enqueue(req, timeoutMs, true, (err, answer) => {
-        if (onAbort) signal?.removeEventListener('abort', onAbort);
-        if (err) reject(err);
-        else resolve(answer!);
-      });
-      if (signal) {
-        onAbort = () => {
-          ticket.cancel('cancelled');
-          reject(abortedBy(signal, this.nodeId));
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
-    });
+    return askAsPromise((done) => this.enqueue(req, timeoutMs, true, done), signal, () => abortedBy(signal!, this.nodeId));
   }
 
   /**
@@ -153,7 +120,7 @@ export class P2PConnection {
   }
 
   /** The caller stopped waiting: the request leaves, and a late answer to it is not a fault. */
-  forget(p: Pending): void {
+  forget(p: PendingRequest): void {
     if (this.pending.get(p.requestId) !== p) return;
     this.pending.delete(p.requestId);
     this.rememberExpired(p.requestId);
@@ -174,7 +141,7 @@ export class P2PConnection {
     } catch (err) {
       return failedAsk(new P2PRequestError('protocol', this.nodeId, `cannot frame the request: ${(err as Error).message}`), done);
     }
-    const p = new Pending(this, requestId, req.chainId, Date.now() + timeoutMs, timedHere, done);
+    const p = new PendingRequest(this, requestId, req.chainId, Date.now() + timeoutMs, timedHere, done);
     this.pending.set(requestId, p);
     if (timedHere && p.deadline < this.timerAt) this.reschedule();
     this.write(frame);
@@ -321,12 +288,12 @@ export class P2PConnection {
     }
   }
 
-  private badResponse(p: Pending, detail: string): void {
+  private badResponse(p: PendingRequest, detail: string): void {
     p.done(new P2PRequestError('protocol', this.nodeId, detail), undefined);
     this.fault('bad-response', detail);
   }
 
-  private settle(chainId: Uint8Array, requestId: number, then: (p: Pending) => void): void {
+  private settle(chainId: Uint8Array, requestId: number, then: (p: PendingRequest) => void): void {
     if (this.state !== 'ready') return;
     const p = this.pending.get(requestId);
     if (!p || !bytesEqual(p.chainId, chainId)) {
