@@ -111,8 +111,12 @@ export class Collection {
       {
         signature: (index, sig) => {
           this.live.set(index, Date.now() - this.startedAt);
+          const before = this.ledger.inHand().weight;
           this.ledger.add(index, sig);
-          this.stepSoon();
+          // The arrival that brings the weight in hand to the target starts the checks at once:
+          // the decision waits on them, not on the other sockets read in this turn.
+          if (before < this.input.targetWeight && before + set.validators[index]!.weight >= this.input.targetWeight) this.step();
+          else this.stepSoon();
         },
         noSignature: (result) => {
           this.respond(result);

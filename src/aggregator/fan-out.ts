@@ -1,12 +1,12 @@
 // Whom a collection asks, and when: the validators it has no signature for, heaviest first, only
 // as many as the missing weight needs plus a hedge, more as answers fail or are slow; requests
-// sent a slice per turn of the event loop, cancelled in groups when the collection ends. It knows
-// requests and weights, not signatures: what came back goes to the collection (collection.ts).
-import { setMaxListeners } from 'node:events';
+// sent a slice per turn of the event loop, their hedge delays and deadlines kept by one timer,
+// cancelled when the collection ends. It knows requests and weights, not signatures: what came
+// back goes to the collection (collection.ts).
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import type { CollectionStats } from './errors.js';
-import { isTimeout, REQUEST_CANCELLED, type PeerAnswer, type PeerSource, type SignatureRequest } from './peer-source.js';
-import { heaviestFirst, Tally } from './weights.js';
+import { isTimeout, type AskTicket, type PeerAnswer, type PeerSource, type SignatureRequest } from './peer-source.js';
+import { heaviestOrder, Tally } from './weights.js';
 
 /** How widely a collection asks. */
 export interface FanOutOptions {
@@ -28,9 +28,6 @@ export const DEFAULT_FAN_OUT: FanOutOptions = { extraWeightPercent: 20, hedgeDel
 
 /** Requests sent in one turn of the event loop (see topUp). */
 const FAN_OUT_SLICE = 100;
-
-/** Requests sharing one AbortSignal (see nextSignal). */
-const ABORT_GROUP = 32;
 
 /** A request that ended without a signature. */
 export type NoSignature = 'refused' | 'timeout' | 'error';
@@ -59,9 +56,24 @@ interface FanOutInput {
   options: FanOutOptions;
 }
 
-interface Outstanding {
-  slow: boolean;
-  hedgeTimer: NodeJS.Timeout | undefined;
+/**
+ * One request on its way. Requests are kept in the order they were asked, so their hedge times
+ * and deadlines (the ask time plus a delay, the deadline capped by the collection's) come in
+ * order too, and one timer for the earliest serves them all.
+ */
+class Outstanding {
+  slow = false;
+  settled = false;
+  ticket: AskTicket | undefined;
+
+  constructor(
+    readonly index: number,
+    /** Epoch ms when it stops counting as weight on its way (Infinity: never). */
+    readonly slowAt: number,
+    /** Epoch ms when it times out. */
+    readonly expiresAt: number,
+  ) {}
+
 }
 
 export class FanOut {
@@ -69,13 +81,18 @@ export class FanOut {
   /** Validators to ask, heaviest first; `next` is the first not yet asked. */
   private readonly order: number[];
   private next = 0;
-  private readonly outstanding = new Map<number, Outstanding>();
+  /** Every request asked, in order; settled ones stay until the heads below pass them. */
+  private readonly sent: Outstanding[] = [];
+  /** The first request in `sent` that may still turn slow, and the first that may still time out. */
+  private slowHead = 0;
+  private expiryHead = 0;
+  private outstandingCount = 0;
   /** Outstanding requests not yet considered slow: the weight on its way. */
   private readonly onTheirWay = new Tally();
   private readonly extraWeight: bigint;
-  /** Cancel the outstanding requests at the end; one per ABORT_GROUP requests. */
-  private readonly aborts: AbortController[] = [];
-  private asks = 0;
+  /** The one timer: the next hedge delay or deadline of the requests on their way. */
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
   private closed = false;
 
   constructor(
@@ -89,15 +106,12 @@ export class FanOut {
     this.set = set;
     const percent = BigInt(Math.max(0, Math.min(100, Math.round(input.options.extraWeightPercent))));
     this.extraWeight = (set.totalWeight * percent) / 100n;
-    this.order = set.validators
-      .map((_, i) => i)
-      .filter((i) => !input.alreadyHave(set.validators[i]!.publicKeyHex))
-      .sort(heaviestFirst(set));
+    this.order = heaviestOrder(set).filter((i) => !input.alreadyHave(set.validators[i]!.publicKeyHex));
   }
 
   /** Every validator was asked and none is outstanding: no signature can come any more. */
   get exhausted(): boolean {
-    return this.outstanding.size === 0 && this.next >= this.order.length;
+    return this.outstandingCount === 0 && this.next >= this.order.length;
   }
 
   /**
@@ -110,18 +124,19 @@ export class FanOut {
     let asked = 0;
     while (!this.closed && this.next < this.order.length) {
       const signerInHand = inHand.signers > 0;
-      if (inHand.weight >= targetWeight && signerInHand) return;
+      if (inHand.weight >= targetWeight && signerInHand) break;
       const enoughOnItsWay = inHand.weight + this.onTheirWay.weight >= targetWeight + this.extraWeight;
-      if (enoughOnItsWay && (signerInHand || this.onTheirWay.count > 0)) return;
+      if (enoughOnItsWay && (signerInHand || this.onTheirWay.count > 0)) break;
       if (asked++ === FAN_OUT_SLICE) {
         // The rest goes out on the next turn of the event loop, after the answers that arrived
         // meanwhile have been read and handed to the workers: sending to 1,000 validators at
         // once holds the event loop for ~30 ms, while the heaviest, asked first, already answer.
         this.events.later();
-        return;
+        break;
       }
       this.ask(this.order[this.next++]!);
     }
+    this.arm();
   }
 
   /** A validator whose cached signature failed its check: asked next. */
@@ -134,10 +149,9 @@ export class FanOut {
    * timed out) and cancels them.
    */
   expire(): number {
-    const outstanding = this.outstanding.size;
+    const outstanding = this.outstandingCount;
     this.closed = true;
-    this.clearOutstanding();
-    this.abortAll();
+    this.cancelAll('timeout');
     return outstanding;
   }
 
@@ -157,9 +171,8 @@ export class FanOut {
    */
   end(): void {
     this.closed = true;
-    const cancel = this.outstanding.size > 0;
-    this.clearOutstanding();
-    if (cancel) setImmediate(() => this.abortAll());
+    this.disarm();
+    if (this.outstandingCount > 0) setImmediate(() => this.cancelAll('cancelled'));
   }
 
   private ask(index: number): void {
@@ -169,78 +182,112 @@ export class FanOut {
       return;
     }
     this.stats.asked++;
-    const timeoutMs = Math.max(1, Math.min(this.input.requestTimeoutMs, this.input.deadlineAt - Date.now()));
-    const entry: Outstanding = { slow: false, hedgeTimer: undefined };
+    const now = Date.now();
+    const timeoutMs = Math.max(1, Math.min(this.input.requestTimeoutMs, this.input.deadlineAt - now));
     const { hedgeDelayMs } = this.input.options;
-    if (hedgeDelayMs < timeoutMs) entry.hedgeTimer = setTimeout(() => this.onSlow(index), hedgeDelayMs);
-    this.outstanding.set(index, entry);
+    const entry = new Outstanding(index, hedgeDelayMs < timeoutMs ? now + hedgeDelayMs : Infinity, now + timeoutMs);
+    this.sent.push(entry);
+    this.outstandingCount++;
     this.onTheirWay.add(v.weight);
-    let answer: Promise<PeerAnswer>;
     try {
-      answer = this.peers.request(v.publicKeyHex, this.input.request, { timeoutMs, signal: this.nextSignal() });
+      entry.ticket = this.peers.ask(v.publicKeyHex, this.input.request, timeoutMs, (err, answer) => this.onDone(entry, err, answer));
     } catch (err) {
-      answer = Promise.reject(err);
+      // A source that throws instead of answering through `done`: the same failure, after this turn.
+      const error = err instanceof Error ? err : new Error(String(err));
+      queueMicrotask(() => this.onDone(entry, error, undefined));
     }
-    answer.then(
-      (a) => this.onAnswer(index, a),
-      (err: unknown) => this.onRequestError(index, err),
-    );
   }
 
-  /**
-   * The signal for the next request. Requests share one per ABORT_GROUP: with a single signal for
-   * all, every add and remove of a request's listener walks the whole listener list
-   * (EventTarget), measured at ~11 ms of the event loop per aggregation at 1,000 validators
-   * (~3 ms grouped; bench/quorum.ts --cpu-prof).
-   */
-  private nextSignal(): AbortSignal {
-    if (this.asks++ % ABORT_GROUP === 0) {
-      const c = new AbortController();
-      // One listener per request of the group: not a leak.
-      setMaxListeners(ABORT_GROUP + 10, c.signal);
-      this.aborts.push(c);
+  /** Sets the one timer for the earliest hedge delay or deadline still ahead, unless it is set for sooner. */
+  private arm(): void {
+    if (this.closed) return;
+    const at = Math.min(this.nextSlowAt(), this.nextExpiryAt());
+    if (at === Infinity || (this.timer !== undefined && this.timerAt <= at)) return;
+    this.disarm();
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.onTimer(), Math.max(0, at - Date.now()));
+  }
+
+  private disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+
+  private nextSlowAt(): number {
+    while (this.slowHead < this.sent.length) {
+      const e = this.sent[this.slowHead]!;
+      if (!e.settled && !e.slow) return e.slowAt;
+      this.slowHead++;
     }
-    return this.aborts[this.aborts.length - 1]!.signal;
+    return Infinity;
   }
 
-  private abortAll(): void {
-    for (const c of this.aborts) c.abort(REQUEST_CANCELLED);
+  private nextExpiryAt(): number {
+    while (this.expiryHead < this.sent.length) {
+      const e = this.sent[this.expiryHead]!;
+      if (!e.settled) return e.expiresAt;
+      this.expiryHead++;
+    }
+    return Infinity;
   }
 
-  /** Removes a request from the outstanding ones; false when it was already settled (deadline, end). */
-  private settle(index: number): boolean {
-    const entry = this.outstanding.get(index);
-    if (!entry) return false;
-    clearTimeout(entry.hedgeTimer);
-    this.outstanding.delete(index);
-    if (!entry.slow) this.onTheirWay.remove(this.set.validators[index]!.weight);
+  /** Requests past their hedge delay stop counting as weight on their way; those past their deadline time out. */
+  private onTimer(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    if (this.closed) return;
+    const now = Date.now();
+    let slowed = false;
+    while (this.nextSlowAt() <= now) {
+      const e = this.sent[this.slowHead++]!;
+      e.slow = true;
+      this.onTheirWay.remove(this.set.validators[e.index]!.weight);
+      slowed = true;
+    }
+    const expired: Outstanding[] = [];
+    while (this.nextExpiryAt() <= now) {
+      const e = this.sent[this.expiryHead++]!;
+      this.settle(e);
+      e.ticket?.cancel('timeout');
+      expired.push(e);
+    }
+    for (let i = 0; i < expired.length && !this.closed; i++) this.events.noSignature('timeout');
+    if (slowed && !this.closed) this.events.slow();
+    this.arm();
+  }
+
+  /** Cancels every outstanding request (the deadline: counted as timed out; the end: not needed). */
+  private cancelAll(why: 'timeout' | 'cancelled'): void {
+    this.disarm();
+    for (let i = this.expiryHead; i < this.sent.length; i++) {
+      const e = this.sent[i]!;
+      if (e.settled) continue;
+      this.settle(e);
+      e.ticket?.cancel(why);
+    }
+    this.expiryHead = this.sent.length;
+  }
+
+  /** Takes a request off the outstanding ones; false when it was already settled (deadline, end). */
+  private settle(e: Outstanding): boolean {
+    if (e.settled) return false;
+    e.settled = true;
+    this.outstandingCount--;
+    if (!e.slow) this.onTheirWay.remove(this.set.validators[e.index]!.weight);
     return true;
   }
 
-  private clearOutstanding(): void {
-    for (const index of [...this.outstanding.keys()]) this.settle(index);
-  }
-
-  private onSlow(index: number): void {
-    const entry = this.outstanding.get(index);
-    if (!entry || entry.slow || this.closed) return;
-    entry.slow = true;
-    this.onTheirWay.remove(this.set.validators[index]!.weight);
-    this.events.slow();
-  }
-
-  private onAnswer(index: number, answer: PeerAnswer): void {
-    if (!this.settle(index) || this.closed) return;
-    if (answer.kind === 'refused') {
+  /** A request's answer or failure, from its transport. */
+  private onDone(e: Outstanding, err: Error | undefined, answer: PeerAnswer | undefined): void {
+    if (!this.settle(e) || this.closed) return;
+    if (err !== undefined || answer === undefined) {
+      this.events.noSignature(isTimeout(err) ? 'timeout' : 'error');
+    } else if (answer.kind === 'refused') {
       this.events.noSignature('refused');
     } else {
       this.stats.answered++;
-      this.events.signature(index, answer.signature);
+      this.events.signature(e.index, answer.signature);
     }
-  }
-
-  private onRequestError(index: number, err: unknown): void {
-    if (!this.settle(index) || this.closed) return;
-    this.events.noSignature(isTimeout(err) ? 'timeout' : 'error');
   }
 }

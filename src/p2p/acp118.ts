@@ -18,6 +18,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { SignatureRequestSchema, SignatureResponseSchema } from './gen/sdk/sdk_pb.js';
 import { SIGNATURE_REQUEST_HANDLER_ID } from './constants.js';
 import type { MessageBody } from './messages.js';
+import { P2PProtocolError } from './errors.js';
 
 export const APP_ERROR = { unexpected: -1, unregisteredHandler: -2, notValidator: -3, throttled: -4 } as const;
 export const EVM_VERIFIER_ERROR = { parse: 1, verify: 2 } as const;
@@ -87,6 +88,89 @@ export function signatureAppRequest(req: { chainId: Uint8Array; message: Uint8Ar
     appBytesOf.set(req, appBytes);
   }
   return { case: 'appRequest', value: { $typeName: 'p2p.AppRequest', chainId: req.chainId, requestId, deadline, appBytes } };
+}
+
+/** Protobuf tags (field number << 3 | wire type) of p2p.Message.app_request (30) and AppRequest's fields. */
+const TAG_APP_REQUEST = [0xf2, 0x01];
+const TAG_CHAIN_ID = 0x0a;
+const TAG_REQUEST_ID = 0x10;
+const TAG_DEADLINE = 0x18;
+const TAG_APP_BYTES = 0x22;
+
+/** What every AppRequest for one request object shares: chain_id's field and app_bytes' field, encoded once. */
+interface AppRequestParts {
+  chainField: Uint8Array;
+  appBytesField: Uint8Array;
+}
+
+const partsOf = new WeakMap<object, AppRequestParts>();
+
+function lengthDelimited(tag: number, bytes: Uint8Array): Uint8Array {
+  // proto3 leaves an empty bytes field out.
+  if (bytes.length === 0) return new Uint8Array(0);
+  const len = encodeUvarint(bytes.length);
+  const out = new Uint8Array(1 + len.length + bytes.length);
+  out[0] = tag;
+  out.set(len, 1);
+  out.set(bytes, 1 + len.length);
+  return out;
+}
+
+function uvarintLength(value: number): number {
+  let n = 1;
+  for (let v = value; v >= 0x80; v = Math.floor(v / 128)) n++;
+  return n;
+}
+
+function writeUvarint(out: Uint8Array, at: number, value: number): number {
+  let v = value;
+  while (v >= 0x80) {
+    out[at++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  out[at++] = v;
+  return at;
+}
+
+/**
+ * The framed, uncompressed p2p.Message carrying signatureAppRequest(req, requestId, timeoutMs):
+ * the same bytes as encodeFrame(encodeMessage(…)) (fields in number order, as the codec writes
+ * them), with everything but the request ID and the deadline encoded once per request object.
+ * The generic codec cost ~10 µs per request (bench --transport p2p --cpu-prof). Throws
+ * P2PProtocolError('oversized-frame') past maxBytes, as encodeFrame does.
+ */
+export function appRequestFrame(req: { chainId: Uint8Array; message: Uint8Array; justification: Uint8Array }, requestId: number, timeoutMs: number, maxBytes: number): Uint8Array {
+  let parts = partsOf.get(req);
+  if (!parts) {
+    let appBytes = appBytesOf.get(req);
+    if (!appBytes) {
+      appBytes = encodeSignatureRequestAppBytes(req.message, req.justification);
+      appBytesOf.set(req, appBytes);
+    }
+    parts = { chainField: lengthDelimited(TAG_CHAIN_ID, req.chainId), appBytesField: lengthDelimited(TAG_APP_BYTES, appBytes) };
+    partsOf.set(req, parts);
+  }
+  const deadline = Math.max(1, Math.ceil(timeoutMs)) * 1_000_000;
+  if (!Number.isSafeInteger(deadline) || !Number.isInteger(requestId) || requestId < 1 || requestId > 0xffffffff) {
+    throw new RangeError(`request ID ${requestId} or timeout ${timeoutMs} ms out of range`);
+  }
+  const bodyLength = parts.chainField.length + 1 + uvarintLength(requestId) + 1 + uvarintLength(deadline) + parts.appBytesField.length;
+  const messageLength = TAG_APP_REQUEST.length + uvarintLength(bodyLength) + bodyLength;
+  if (messageLength > maxBytes) throw new P2PProtocolError('oversized-frame', `message of ${messageLength} bytes exceeds the ${maxBytes}-byte limit`);
+  const out = new Uint8Array(4 + messageLength);
+  new DataView(out.buffer).setUint32(0, messageLength);
+  let at = 4;
+  out[at++] = TAG_APP_REQUEST[0]!;
+  out[at++] = TAG_APP_REQUEST[1]!;
+  at = writeUvarint(out, at, bodyLength);
+  out.set(parts.chainField, at);
+  at += parts.chainField.length;
+  out[at++] = TAG_REQUEST_ID;
+  at = writeUvarint(out, at, requestId);
+  out[at++] = TAG_DEADLINE;
+  at = writeUvarint(out, at, deadline);
+  out.set(parts.appBytesField, at);
+  return out;
 }
 
 /** The signature of an AppResponse's app_bytes; throws for bytes that are not a SignatureResponse. */

@@ -10,10 +10,12 @@ import { bytesEqual, bytesToHex } from '../warp/hex.js';
 import type { AppRequest, ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
 import { abortedBy, HandshakeRefusedError, P2PProtocolError, P2PRequestError, type CloseReason, type PeerFault } from './errors.js';
 import type { RequestFailure } from '../util/request-failure.js';
+import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
+import { askAsPromise, PendingRequest } from './pending-request.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
-import { decodeSignatureResponse, OddRequestIds, signatureAppRequest } from './acp118.js';
+import { appRequestFrame, decodeSignatureResponse, OddRequestIds, signatureAppRequest } from './acp118.js';
 import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
 import { ourHandshake } from './local-side.js';
 import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S } from './constants.js';
@@ -33,14 +35,6 @@ export interface ConnectionHooks {
   onDiscovered?(conn: P2PConnection, peers: DiscoveredPeer[]): void;
 }
 
-interface Pending {
-  chainId: Uint8Array;
-  deadline: number;
-  resolve(a: P2PAnswer): void;
-  reject(e: Error): void;
-  cleanup(): void;
-}
-
 const RECENTLY_EXPIRED_CAP = 4096;
 
 /** Handshake fields whose failure is an incompatibility (back off), not misbehaviour (penalise). */
@@ -50,7 +44,7 @@ export class P2PConnection {
   readonly nodeId: string;
   private readonly decoder: FrameDecoder;
   private readonly requestIds = new OddRequestIds();
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new Map<number, PendingRequest>();
   /** Request IDs that timed out or were aborted, so a late answer is not taken for an unrequested one. */
   private readonly expired = new Set<number>();
   private state: 'handshaking' | 'ready' | 'closed' = 'handshaking';
@@ -113,38 +107,45 @@ export class P2PConnection {
 
   /** Asks the peer to sign; rejects with P2PRequestError. */
   request(req: SignatureRequestInput, timeoutMs: number, signal?: AbortSignal): Promise<P2PAnswer> {
-    if (this.state === 'closed') return Promise.reject(new P2PRequestError('disconnected', this.nodeId, 'the connection is closed'));
-    if (this.state !== 'ready') return Promise.reject(new P2PRequestError('not-connected', this.nodeId, 'the handshake is not finished'));
-    if (signal?.aborted) return Promise.reject(abortedBy(signal, this.nodeId));
+    if (this.state === 'ready' && signal?.aborted) return Promise.reject(abortedBy(signal, this.nodeId));
+    return askAsPromise((done) => this.enqueue(req, timeoutMs, true, done), signal, () => abortedBy(signal!, this.nodeId));
+  }
+
+  /**
+   * request() in the callback form the aggregator uses (aggregator/peer-source.ts): no Promise,
+   * abort listener or timer of its own; the caller cancels the ticket at its deadline.
+   */
+  ask(req: SignatureRequestInput, timeoutMs: number, done: AskDone<P2PAnswer>): AskTicket {
+    return this.enqueue(req, timeoutMs, false, done);
+  }
+
+  /** The caller stopped waiting: the request leaves, and a late answer to it is not a fault. */
+  forget(p: PendingRequest): void {
+    if (this.pending.get(p.requestId) !== p) return;
+    this.pending.delete(p.requestId);
+    this.rememberExpired(p.requestId);
+  }
+
+  private enqueue(req: SignatureRequestInput, timeoutMs: number, timedHere: boolean, done: AskDone<P2PAnswer>): AskTicket {
+    if (this.state === 'closed') return failedAsk(new P2PRequestError('disconnected', this.nodeId, 'the connection is closed'), done);
+    if (this.state !== 'ready') return failedAsk(new P2PRequestError('not-connected', this.nodeId, 'the handshake is not finished'), done);
     if (this.pending.size >= this.limits.maxOutstandingRequests) {
-      return Promise.reject(new P2PRequestError('overloaded', this.nodeId, `${this.pending.size} requests are already outstanding`));
+      return failedAsk(new P2PRequestError('overloaded', this.nodeId, `${this.pending.size} requests are already outstanding`), done);
     }
     const requestId = this.requestIds.take((id) => this.pending.has(id) || this.expired.has(id));
     let frame: Uint8Array;
     try {
-      frame = encodeFrame(encodeMessage(signatureAppRequest(req, requestId, timeoutMs), { compress: this.local.compressOutbound }), this.limits.maxMessageBytes);
+      frame = this.local.compressOutbound
+        ? encodeFrame(encodeMessage(signatureAppRequest(req, requestId, timeoutMs), { compress: true }), this.limits.maxMessageBytes)
+        : appRequestFrame(req, requestId, timeoutMs, this.limits.maxMessageBytes);
     } catch (err) {
-      return Promise.reject(new P2PRequestError('protocol', this.nodeId, `cannot frame the request: ${(err as Error).message}`));
+      return failedAsk(new P2PRequestError('protocol', this.nodeId, `cannot frame the request: ${(err as Error).message}`), done);
     }
-    return new Promise<P2PAnswer>((resolve, reject) => {
-      const onAbort = (): void => {
-        if (this.pending.delete(requestId)) {
-          this.rememberExpired(requestId);
-          reject(abortedBy(signal!, this.nodeId));
-        }
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const deadline = Date.now() + timeoutMs;
-      this.pending.set(requestId, {
-        chainId: req.chainId,
-        deadline,
-        resolve,
-        reject,
-        cleanup: () => signal?.removeEventListener('abort', onAbort),
-      });
-      if (deadline < this.timerAt) this.reschedule();
-      this.write(frame);
-    });
+    const p = new PendingRequest(this, requestId, req.chainId, Date.now() + timeoutMs, timedHere, done);
+    this.pending.set(requestId, p);
+    if (timedHere && p.deadline < this.timerAt) this.reschedule();
+    this.write(frame);
+    return p;
   }
 
   sendAppResponse(chainId: Uint8Array, requestId: number, appBytes: Uint8Array): void {
@@ -176,10 +177,7 @@ export class P2PConnection {
     this.socket.destroy();
     const pending = [...this.pending.values()];
     this.pending.clear();
-    for (const p of pending) {
-      p.cleanup();
-      p.reject(new P2PRequestError(failure, this.nodeId, `connection closed: ${reason.detail}`));
-    }
+    for (const p of pending) p.done(new P2PRequestError(failure, this.nodeId, `connection closed: ${reason.detail}`), undefined);
     this.hooks.onClosed?.(this, reason);
   }
 
@@ -278,11 +276,11 @@ export class P2PConnection {
             return this.badResponse(p, `the AppResponse is not a SignatureResponse (${(err as Error).message})`);
           }
           if (signature.length !== 96) return this.badResponse(p, `a ${signature.length}-byte signature (expected 96)`);
-          p.resolve({ kind: 'signature', signature });
+          p.done(undefined, { kind: 'signature', signature });
         });
       case 'appError':
         return this.settle(m.value.chainId, m.value.requestId, (p) =>
-          p.resolve({ kind: 'refused', code: m.value.errorCode, reason: m.value.errorMessage }),
+          p.done(undefined, { kind: 'refused', code: m.value.errorCode, reason: m.value.errorMessage }),
         );
       default:
         // AppGossip and the rest: not used by warpgate.
@@ -290,12 +288,12 @@ export class P2PConnection {
     }
   }
 
-  private badResponse(p: Pending, detail: string): void {
-    p.reject(new P2PRequestError('protocol', this.nodeId, detail));
+  private badResponse(p: PendingRequest, detail: string): void {
+    p.done(new P2PRequestError('protocol', this.nodeId, detail), undefined);
     this.fault('bad-response', detail);
   }
 
-  private settle(chainId: Uint8Array, requestId: number, then: (p: Pending) => void): void {
+  private settle(chainId: Uint8Array, requestId: number, then: (p: PendingRequest) => void): void {
     if (this.state !== 'ready') return;
     const p = this.pending.get(requestId);
     if (!p || !bytesEqual(p.chainId, chainId)) {
@@ -304,7 +302,6 @@ export class P2PConnection {
       return;
     }
     this.pending.delete(requestId);
-    p.cleanup();
     then(p);
   }
 
@@ -356,13 +353,16 @@ export class P2PConnection {
     if (this.expired.size > RECENTLY_EXPIRED_CAP) this.expired.delete(this.expired.values().next().value as number);
   }
 
-  /** The one timer: handshake deadline, silence, pings and request deadlines. */
+  /**
+   * The one timer: handshake deadline, silence, pings and the deadlines of requests timed here
+   * (those of ask(), timed by their caller, are swept up whenever it runs).
+   */
   private reschedule(): void {
     if (this.state === 'closed') return;
     let at = this.lastReceived + this.limits.silenceTimeoutMs;
     if (this.state === 'handshaking') at = Math.min(at, this.startedAt + this.limits.handshakeTimeoutMs);
     else if (this.pingSentAt === undefined) at = Math.min(at, this.nextPingAt);
-    for (const p of this.pending.values()) at = Math.min(at, p.deadline);
+    for (const p of this.pending.values()) if (p.timedHere) at = Math.min(at, p.deadline);
     if (this.timer && at >= this.timerAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
@@ -387,8 +387,7 @@ export class P2PConnection {
       if (p.deadline > now) continue;
       this.pending.delete(id);
       this.rememberExpired(id);
-      p.cleanup();
-      p.reject(new P2PRequestError('timeout', this.nodeId, 'no answer before the deadline'));
+      p.done(new P2PRequestError('timeout', this.nodeId, 'no answer before the deadline'), undefined);
     }
     if (this.state === 'ready' && this.pingSentAt === undefined && now >= this.nextPingAt) {
       this.nextPingAt = now + this.limits.pingIntervalMs;

@@ -13,6 +13,7 @@ import { ephemeralStakingIdentity, type StakingIdentity } from './identity.js';
 import { makeLocalSide, type LocalSideOptions } from './local-side.js';
 import { DEFAULT_PENALTY_POLICY, DEFAULT_RECONNECT_POLICY, reconnectDelay, type PenaltyPolicy, type ReconnectPolicy } from './reconnect.js';
 import { PenaltyBox } from '../util/penalty-box.js';
+import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { dialPeer, P2PDialError } from './tls.js';
 import { initCompression } from './compression.js';
 
@@ -221,6 +222,14 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
     const conn = this.targets.get(nodeId)?.conn;
     if (!conn?.isReady) return Promise.reject(new P2PRequestError('not-connected', nodeId, 'no connection to this node'));
     return conn.request(req, opts.timeoutMs ?? this.requestTimeoutMs, opts.signal);
+  }
+
+  /** request() in the callback form the aggregator uses (P2PConnection.ask). */
+  ask(nodeId: string, req: SignatureRequestInput, timeoutMs: number, done: AskDone<P2PAnswer>): AskTicket {
+    if (this.closed) return failedAsk(new P2PRequestError('closed', nodeId, 'the p2p network is closed'), done);
+    const conn = this.targets.get(nodeId)?.conn;
+    if (!conn?.isReady) return failedAsk(new P2PRequestError('not-connected', nodeId, 'no connection to this node'), done);
+    return conn.ask(req, timeoutMs, done);
   }
 
   /** A strike against a node (e.g. an invalid signature); at the threshold it is dropped for a cooldown. */

@@ -5,8 +5,11 @@ import type { WebSocket } from 'ws';
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
-/** Starts the heartbeat; the returned function stops it (also stopped when the socket closes). */
-export function startHeartbeat(ws: WebSocket, intervalMs: number, onDead: () => void): () => void {
+/**
+ * Starts the heartbeat; the returned function stops it (also stopped when the socket closes).
+ * `onBeat` runs at every interval of a live connection (the session's housekeeping).
+ */
+export function startHeartbeat(ws: WebSocket, intervalMs: number, onDead: () => void, onBeat?: () => void): () => void {
   let alive = true;
   const markAlive = (): void => {
     alive = true;
@@ -21,6 +24,7 @@ export function startHeartbeat(ws: WebSocket, intervalMs: number, onDead: () => 
       return;
     }
     alive = false;
+    onBeat?.();
     try {
       ws.ping();
     } catch {

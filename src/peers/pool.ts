@@ -23,6 +23,7 @@ import { silentLogger, type PeerLogger } from './logger.js';
 import { InboundGate, type RefusalKind } from './inbound-gate.js';
 import { DEFAULT_PENALTIES, PenaltyBox, type PenaltyOptions } from '../util/penalty-box.js';
 import { DEFAULT_LOG_LIMIT, LogLimiter } from '../util/log-limiter.js';
+import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { ServiceSession, type SessionHooks, type SessionLimits } from './service-session.js';
 import { socketOptions } from './socket.js';
 import type { PeerAnswer, SignatureRequest } from './types.js';
@@ -273,12 +274,27 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
     if (this.closed) return Promise.reject(new PeerRequestError('closed', key, 'the peer pool is closed'));
     const session = this.ready.get(key);
     if (!session) return Promise.reject(new PeerRequestError('not-connected', key, 'no connection for this key'));
+    return session.request(this.bodyOf(req), opts?.timeoutMs ?? this.requestTimeoutMs, opts?.signal);
+  }
+
+  /**
+   * request() in the callback form the aggregator uses (aggregator/peer-source.ts): no Promise,
+   * timer or abort listener; the caller cancels the ticket at its deadline. `publicKey` is lower-case hex.
+   */
+  ask(publicKey: string, req: SignatureRequest, timeoutMs: number, done: AskDone<PeerAnswer>): AskTicket {
+    if (this.closed) return failedAsk(new PeerRequestError('closed', publicKey, 'the peer pool is closed'), done);
+    const session = this.ready.get(publicKey);
+    if (!session) return failedAsk(new PeerRequestError('not-connected', publicKey, 'no connection for this key'), done);
+    return session.ask(this.bodyOf(req), timeoutMs, done);
+  }
+
+  private bodyOf(req: SignatureRequest): Buffer {
     let body = this.bodies.get(req);
     if (!body) {
       body = encodeSignBody(req.message, req.justification);
       this.bodies.set(req, body);
     }
-    return session.request(body, opts?.timeoutMs ?? this.requestTimeoutMs, opts?.signal);
+    return body;
   }
 
   /** Records a strike against a key; at the threshold it is disconnected and refused for a cooldown. */

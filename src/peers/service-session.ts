@@ -5,6 +5,7 @@ import { bytesToHex, hexToBytes } from '../warp/hex.js';
 import { authMessage, newChallenge, type VerifyPossession } from './auth.js';
 import { PeerRequestError } from './errors.js';
 import type { RequestFailure } from '../util/request-failure.js';
+import { failedAsk, type AskDone, type AskTicket, type CancelWhy } from '../util/ask.js';
 import { CloseCode, ProtocolError, SIGN_HEADER_BYTES, decodeFrame, encodeFrame, type SignerFrame } from './frames.js';
 import { startHeartbeat } from './heartbeat.js';
 import type { PeerLogger } from './logger.js';
@@ -40,15 +41,21 @@ export interface SessionHooks {
 
 const NOTHING = Buffer.alloc(0);
 
-interface Pending {
-  id: number;
-  /** The shared sign body (encodeSignBody) until the request is sent; nothing after. */
-  body: Buffer;
-  resolve(answer: PeerAnswer): void;
-  reject(err: Error): void;
-  timer: NodeJS.Timeout;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+/** A request of this session, from ask() to its answer; its own ticket. */
+class Pending implements AskTicket {
+  constructor(
+    private readonly session: ServiceSession,
+    readonly id: number,
+    /** The shared sign body (encodeSignBody) until the request is sent; nothing after. */
+    public body: Buffer,
+    /** Epoch ms past which the heartbeat drops it, should its caller never cancel it. */
+    readonly deadline: number,
+    readonly done: AskDone<PeerAnswer>,
+  ) {}
+
+  cancel(_why: CancelWhy): void {
+    this.session.forget(this);
+  }
 }
 
 type SessionState = 'handshake' | 'verifying' | 'ready' | 'closed';
@@ -100,8 +107,11 @@ export class ServiceSession {
     this.ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     this.ws.on('close', (code, reason) => this.teardown(code, reason.toString()));
     this.ws.on('error', (err) => this.hooks.logger.debug?.({ peer: this.origin, err: err.message }, 'peer socket error'));
-    startHeartbeat(this.ws, this.limits.heartbeatMs, () =>
-      this.hooks.warnLimited('heartbeat', { peer: this.origin, publicKey: this.publicKey }, 'peer missed its heartbeat, dropping it'),
+    startHeartbeat(
+      this.ws,
+      this.limits.heartbeatMs,
+      () => this.hooks.warnLimited('heartbeat', { peer: this.origin, publicKey: this.publicKey }, 'peer missed its heartbeat, dropping it'),
+      () => this.dropExpired(),
     );
     this.handshakeTimer = setTimeout(
       () => this.fail(new ProtocolError(CloseCode.handshakeTimeout, `no valid hello within ${this.limits.helloTimeoutMs} ms`)),
@@ -112,42 +122,57 @@ export class ServiceSession {
 
   /**
    * Asks for a signature. `body` is the sign frame's body (encodeSignBody), shared by every
-   * request about the same message: a request keeps no copy of it, and no frame once sent.
+   * request about the same message: a request keeps no copy of it, and no frame once sent. No
+   * timer: the caller cancels at its deadline (aggregator/peer-source.ts); the heartbeat drops
+   * what is left past `timeoutMs`.
    */
-  request(body: Buffer, timeoutMs: number, signal: AbortSignal | undefined): Promise<PeerAnswer> {
+  ask(body: Buffer, timeoutMs: number, done: AskDone<PeerAnswer>): AskTicket {
     const key = this.publicKey ?? '';
     if (this.state !== 'ready') {
-      return Promise.reject(new PeerRequestError(this.state === 'closed' ? this.endReason : 'not-connected', key, 'connection is not ready'));
+      return failedAsk(new PeerRequestError(this.state === 'closed' ? this.endReason : 'not-connected', key, 'connection is not ready'), done);
     }
-    if (signal?.aborted) return Promise.reject(abortedBy(signal, key));
     const frameBytes = SIGN_HEADER_BYTES + body.length;
     if (frameBytes > this.limits.maxFrameBytes) {
-      return Promise.reject(
-        new PeerRequestError('protocol', key, `request frame of ${frameBytes} bytes exceeds the peer frame limit of ${this.limits.maxFrameBytes}`),
-      );
+      return failedAsk(new PeerRequestError('protocol', key, `request frame of ${frameBytes} bytes exceeds the peer frame limit of ${this.limits.maxFrameBytes}`), done);
     }
     if (this.inFlight.size >= this.limits.maxInFlight && this.queue.size >= this.limits.maxQueued) {
-      return Promise.reject(
-        new PeerRequestError('overloaded', key, `${this.limits.maxInFlight} requests in flight and ${this.limits.maxQueued} queued`),
-      );
+      return failedAsk(new PeerRequestError('overloaded', key, `${this.limits.maxInFlight} requests in flight and ${this.limits.maxQueued} queued`), done);
     }
-    const id = this.nextId++;
+    const p = new Pending(this, this.nextId++, body, Date.now() + timeoutMs, done);
+    if (this.inFlight.size < this.limits.maxInFlight) this.send(p);
+    else this.queue.set(p.id, p);
+    return p;
+  }
+
+  /** ask() as a Promise, with its own timer and abort listener (for callers other than the aggregator). */
+  request(body: Buffer, timeoutMs: number, signal: AbortSignal | undefined): Promise<PeerAnswer> {
+    const key = this.publicKey ?? '';
+    if (this.state === 'ready' && signal?.aborted) return Promise.reject(abortedBy(signal, key));
     return new Promise<PeerAnswer>((resolve, reject) => {
-      const p: Pending = {
-        id,
-        body,
-        resolve,
-        reject,
-        signal,
-        onAbort: undefined,
-        timer: setTimeout(() => this.settle(p, new PeerRequestError('timeout', key, `no answer within ${timeoutMs} ms`)), timeoutMs),
+      let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        if (onAbort) signal?.removeEventListener('abort', onAbort);
       };
+      const ticket = this.ask(body, timeoutMs, (err, answer) => {
+        cleanup();
+        if (err) reject(err);
+        else resolve(answer!);
+      });
+      timer = setTimeout(() => {
+        cleanup();
+        ticket.cancel('timeout');
+        reject(new PeerRequestError('timeout', key, `no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
       if (signal) {
-        p.onAbort = () => this.settle(p, abortedBy(signal, key));
-        signal.addEventListener('abort', p.onAbort, { once: true });
+        onAbort = () => {
+          cleanup();
+          ticket.cancel('cancelled');
+          reject(abortedBy(signal, key));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
       }
-      if (this.inFlight.size < this.limits.maxInFlight) this.send(p);
-      else this.queue.set(id, p);
     });
   }
 
@@ -168,11 +193,23 @@ export class ServiceSession {
   /** Finishes a request exactly once, frees its slot and sends the next queued one. */
   private settle(p: Pending, outcome: PeerAnswer | Error): void {
     if (!this.inFlight.delete(p.id) && !this.queue.delete(p.id)) return;
-    clearTimeout(p.timer);
-    if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
-    if (outcome instanceof Error) p.reject(outcome);
-    else p.resolve(outcome);
+    if (outcome instanceof Error) p.done(outcome, undefined);
+    else p.done(undefined, outcome);
     this.pump();
+  }
+
+  /** Its caller stopped waiting: the request leaves without a word to it (a late answer is ignored). */
+  forget(p: Pending): void {
+    if (!this.inFlight.delete(p.id) && !this.queue.delete(p.id)) return;
+    this.pump();
+  }
+
+  /** The heartbeat's sweep: requests left past their deadline (a caller that never cancelled) time out. */
+  private dropExpired(): void {
+    const now = Date.now();
+    for (const p of [...this.inFlight.values(), ...this.queue.values()]) {
+      if (p.deadline <= now) this.settle(p, new PeerRequestError('timeout', this.publicKey ?? '', 'no answer before the deadline'));
+    }
   }
 
   private pump(): void {

@@ -4,7 +4,7 @@
 // penalized. Requests the aggregation cancelled because it no longer needed them are not the
 // peer's doing and are not noted. At most `maxKeys` keys are remembered, the least recently
 // heard from forgotten first.
-import { isTimeout, REQUEST_CANCELLED, type PeerAnswer, type PeerSource, type SignatureRequest } from '../aggregator/peer-source.js';
+import { isTimeout, type AskDone, type AskTicket, type CancelWhy, type PeerAnswer, type PeerSource } from '../aggregator/peer-source.js';
 import type { AnswerResult } from '../server/status/report.js';
 
 interface PeerRecord {
@@ -20,24 +20,14 @@ export class AnswerTracker {
 
   constructor(
     private readonly maxKeys: number,
-    private readonly now: () => number = Date.now,
+    readonly now: () => number = Date.now,
   ) {}
 
-  /** `source`, with every answer and penalty noted here. */
+  /** `source`, with every answer and penalty noted here (a request given up on at its deadline is a timeout). */
   observe(source: PeerSource): PeerSource {
     return {
       isConnected: (pkHex) => source.isConnected(pkHex),
-      request: (pkHex: string, req: SignatureRequest, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<PeerAnswer> => {
-        const sent = this.now();
-        const answer = source.request(pkHex, req, opts);
-        answer.then(
-          (a) => this.answered(pkHex, sent, a.kind === 'signature' ? 'signature' : 'refused'),
-          (err: unknown) => {
-            if (err !== REQUEST_CANCELLED) this.answered(pkHex, sent, isTimeout(err) ? 'timeout' : 'error');
-          },
-        );
-        return answer;
-      },
+      ask: (pkHex, req, timeoutMs, done) => new TrackedAsk(this, pkHex, done, (d) => source.ask(pkHex, req, timeoutMs, d)),
       penalize: (pkHex, reason) => {
         this.touch(pkHex).penalties++;
         source.penalize(pkHex, reason);
@@ -53,7 +43,8 @@ export class AnswerTracker {
     return { last, penalties: r.penalties };
   }
 
-  private answered(pkHex: string, sent: number, result: AnswerResult): void {
+  /** @internal TrackedAsk's: how the request sent at `sent` ended. */
+  answered(pkHex: string, sent: number, result: AnswerResult): void {
     const r = this.touch(pkHex);
     r.at = this.now();
     r.ms = r.at - sent;
@@ -68,5 +59,37 @@ export class AnswerTracker {
     this.records.set(key, r);
     if (this.records.size > this.maxKeys) this.records.delete(this.records.keys().next().value!);
     return r;
+  }
+}
+
+/** One request seen by the tracker: its ticket, and the callback its source calls. */
+class TrackedAsk implements AskTicket {
+  private readonly sent: number;
+  private finished = false;
+  private readonly inner: AskTicket;
+
+  constructor(
+    private readonly tracker: AnswerTracker,
+    private readonly pkHex: string,
+    private readonly done: AskDone,
+    send: (done: AskDone) => AskTicket,
+  ) {
+    this.sent = tracker.now();
+    this.inner = send((err, answer) => this.onDone(err, answer));
+  }
+
+  cancel(why: CancelWhy): void {
+    if (this.finished) return;
+    this.finished = true;
+    // Requests the aggregation no longer needs are not the peer's doing; a deadline passed is.
+    if (why === 'timeout') this.tracker.answered(this.pkHex, this.sent, 'timeout');
+    this.inner.cancel(why);
+  }
+
+  private onDone(err: Error | undefined, answer: PeerAnswer | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.tracker.answered(this.pkHex, this.sent, err ? (isTimeout(err) ? 'timeout' : 'error') : answer!.kind === 'signature' ? 'signature' : 'refused');
+    this.done(err, answer);
   }
 }

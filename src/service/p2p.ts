@@ -11,6 +11,7 @@ import type { Config } from '../config/config.js';
 import type { InfoClient } from '../node/info.js';
 import { P2PNetwork, parseVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
 import { sleep, untilAborted } from '../util/abortable.js';
+import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { parseHostPort } from '../util/host-port.js';
 import type { P2PIdentity } from './p2p-identity.js';
 import { AddressBook, planTargets } from './p2p-targets.js';
@@ -97,6 +98,11 @@ export class P2PTransport {
   request(nodeId: string, req: SignatureRequestInput, opts: { timeoutMs?: number; signal?: AbortSignal }): Promise<P2PAnswer> {
     if (!this.network) return Promise.reject(new Error('the p2p transport is not running'));
     return this.network.request(nodeId, req, opts);
+  }
+
+  ask(nodeId: string, req: SignatureRequestInput, timeoutMs: number, done: AskDone<P2PAnswer>): AskTicket {
+    if (!this.network) return failedAsk(new Error('the p2p transport is not running'), done);
+    return this.network.ask(nodeId, req, timeoutMs, done);
   }
 
   penalize(nodeId: string, reason: string): void {

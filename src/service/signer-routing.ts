@@ -14,7 +14,7 @@
 // metrics (appErrorName). A signature that fails its check penalizes whoever sent it: the
 // transport that answered for that key last.
 import type { Logger } from 'pino';
-import type { PeerAnswer, PeerSource, SignatureRequest } from '../aggregator/peer-source.js';
+import type { AskDone, AskTicket, CancelWhy, PeerAnswer, PeerSource, SignatureRequest } from '../aggregator/peer-source.js';
 import { appErrorName, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
 import type { PeerPool } from '../peers/pool.js';
 import { LogLimiter, DEFAULT_LOG_LIMIT } from '../util/log-limiter.js';
@@ -47,8 +47,8 @@ export class SignerRouting implements PeerSource {
   private readonly logLimiter: LogLimiter;
 
   constructor(
-    private readonly ws: PeerPool,
-    private readonly p2p: P2PTransport | null,
+    readonly ws: PeerPool,
+    readonly p2p: P2PTransport | null,
     private readonly directory: ValidatorDirectory,
     private readonly logger: Logger,
     private readonly events: RoutingEvents = {},
@@ -65,19 +65,18 @@ export class SignerRouting implements PeerSource {
     return { ws: this.ws.connectedKeys().length, p2p: this.p2p?.connectedCount() ?? 0 };
   }
 
-  async request(pkHex: string, req: SignatureRequest, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<PeerAnswer> {
+  ask(pkHex: string, req: SignatureRequest, timeoutMs: number, done: AskDone): AskTicket {
     const key = pkHex.toLowerCase();
+    const routed = new RoutedAsk(this, key, req, timeoutMs, done);
     if (this.ws.isConnected(key)) {
-      try {
-        return await this.viaWs(key, req, opts);
-      } catch (err) {
-        if (!notConnected(err) || this.p2pNodeOf(key) === undefined) throw err;
-      }
+      routed.viaWs();
+      return routed;
     }
     const nodeId = this.p2pNodeOf(key);
-    if (nodeId !== undefined) return this.viaP2P(key, nodeId, req, opts);
     // Neither is connected now: the WebSocket pool gives the failure in the shared vocabulary.
-    return this.viaWs(key, req, opts);
+    if (nodeId !== undefined) routed.viaP2P(nodeId);
+    else routed.viaWs();
+    return routed;
   }
 
   penalize(pkHex: string, reason: string): void {
@@ -91,27 +90,15 @@ export class SignerRouting implements PeerSource {
     this.logLimiter.close();
   }
 
-  private p2pNodeOf(pkHex: string): string | undefined {
+  /** The NodeID over which p2p reaches this key now, if any. */
+  p2pNodeOf(pkHex: string): string | undefined {
     if (!this.p2p) return undefined;
     for (const nodeId of this.directory.nodeIdsOf(pkHex)) if (this.p2p.isConnected(nodeId)) return nodeId;
     return undefined;
   }
 
-  private async viaWs(key: string, req: SignatureRequest, opts: { timeoutMs?: number; signal?: AbortSignal }): Promise<PeerAnswer> {
-    let answer: PeerAnswer;
-    try {
-      answer = await this.ws.request(key, req, opts);
-    } catch (err) {
-      this.events.request?.('ws', failureOutcome(err));
-      throw err;
-    }
-    this.events.request?.('ws', answer.kind === 'signature' ? 'signature' : 'refused');
-    if (answer.kind === 'signature') this.remember(key, { transport: 'ws' });
-    return answer;
-  }
-
   /** The p2p form of a request, one object per aggregation request (the transport encodes it once). */
-  private p2pRequest(req: SignatureRequest): SignatureRequestInput {
+  p2pRequest(req: SignatureRequest): SignatureRequestInput {
     let input = this.p2pRequests.get(req);
     if (!input) {
       const chainId = req.message.length >= SOURCE_CHAIN_OFFSET + ID_LENGTH ? req.message.subarray(SOURCE_CHAIN_OFFSET, SOURCE_CHAIN_OFFSET + ID_LENGTH) : new Uint8Array(ID_LENGTH);
@@ -121,33 +108,102 @@ export class SignerRouting implements PeerSource {
     return input;
   }
 
-  private async viaP2P(key: string, nodeId: string, req: SignatureRequest, opts: { timeoutMs?: number; signal?: AbortSignal }): Promise<PeerAnswer> {
-    let answer: P2PAnswer;
-    try {
-      answer = await this.p2p!.request(nodeId, this.p2pRequest(req), opts);
-    } catch (err) {
-      this.events.request?.('p2p', failureOutcome(err));
-      throw err;
-    }
-    if (answer.kind === 'signature') {
-      this.events.request?.('p2p', 'signature');
-      this.remember(key, { transport: 'p2p', nodeId });
-      return answer;
-    }
+  /** A request over a transport ended (or was given up on): the per-transport metrics. */
+  counted(transport: Transport, outcome: RequestOutcome): void {
+    this.events.request?.(transport, outcome);
+  }
+
+  /** A p2p refusal, in the aggregator's words; counted, and logged within the log limit. */
+  p2pRefusal(nodeId: string, answer: P2PAnswer & { kind: 'refused' }): PeerAnswer {
     const name = appErrorName(answer.code);
-    this.events.request?.('p2p', 'refused');
     this.events.appError?.(name);
     this.logLimiter.log(`p2p refusal ${name}`, () => this.logger.info({ nodeId, code: answer.code, appError: name, reason: answer.reason }, 'avalanchego validator refused to sign'));
     return { kind: 'refused', reason: `${nodeId} refused with AppError ${answer.code} (${name}): ${answer.reason}` };
   }
 
-  private remember(key: string, by: Answerer): void {
+  remember(key: string, by: Answerer): void {
     const known = this.answeredBy.get(key);
     // The usual case, the same answerer as last time: nothing to move (this runs per answer).
     if (known && known.transport === by.transport && (known.transport === 'ws' || known.nodeId === (by as { nodeId: string }).nodeId)) return;
     this.answeredBy.delete(key);
     this.answeredBy.set(key, by);
     if (this.answeredBy.size > MAX_REMEMBERED_ANSWERERS) this.answeredBy.delete(this.answeredBy.keys().next().value!);
+  }
+}
+
+const WS_ANSWERER: Answerer = { transport: 'ws' };
+
+/**
+ * One request through the routing: over the WebSocket signer, or p2p, or the other when the
+ * first turned out not to be connected; its own ticket, and the one callback it gives the
+ * transport (no Promise per layer).
+ */
+class RoutedAsk implements AskTicket {
+  private inner: AskTicket | undefined;
+  private transport: Transport = 'ws';
+  private nodeId = '';
+  private finished = false;
+  private triedP2P = false;
+
+  constructor(
+    private readonly routing: SignerRouting,
+    private readonly key: string,
+    private readonly req: SignatureRequest,
+    private readonly timeoutMs: number,
+    private readonly done: AskDone,
+  ) {}
+
+  viaWs(): void {
+    this.transport = 'ws';
+    this.inner = this.routing.ws.ask(this.key, this.req, this.timeoutMs, (err, answer) => this.onWs(err, answer));
+  }
+
+  viaP2P(nodeId: string): void {
+    this.transport = 'p2p';
+    this.nodeId = nodeId;
+    this.triedP2P = true;
+    this.inner = this.routing.p2p!.ask(nodeId, this.routing.p2pRequest(this.req), this.timeoutMs, (err, answer) => this.onP2P(err, answer));
+  }
+
+  cancel(why: CancelWhy): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.routing.counted(this.transport, why === 'timeout' ? 'timeout' : 'cancelled');
+    this.inner?.cancel(why);
+  }
+
+  private onWs(err: Error | undefined, answer: PeerAnswer | undefined): void {
+    if (this.finished) return;
+    if (err) {
+      // Nothing was sent: the other transport, when it reaches the key.
+      if (notConnected(err) && !this.triedP2P) {
+        const nodeId = this.routing.p2pNodeOf(this.key);
+        if (nodeId !== undefined) {
+          this.routing.counted('ws', 'failed');
+          this.viaP2P(nodeId);
+          return;
+        }
+      }
+      return this.finish(err, undefined);
+    }
+    if (answer!.kind === 'signature') this.routing.remember(this.key, WS_ANSWERER);
+    this.finish(undefined, answer);
+  }
+
+  private onP2P(err: Error | undefined, answer: P2PAnswer | undefined): void {
+    if (this.finished) return;
+    if (err) return this.finish(err, undefined);
+    if (answer!.kind === 'signature') {
+      this.routing.remember(this.key, { transport: 'p2p', nodeId: this.nodeId });
+      return this.finish(undefined, answer);
+    }
+    this.finish(undefined, this.routing.p2pRefusal(this.nodeId, answer as P2PAnswer & { kind: 'refused' }));
+  }
+
+  private finish(err: Error | undefined, answer: PeerAnswer | undefined): void {
+    this.finished = true;
+    this.routing.counted(this.transport, err ? failureOutcome(err) : answer!.kind === 'signature' ? 'signature' : 'refused');
+    this.done(err, answer);
   }
 }
 

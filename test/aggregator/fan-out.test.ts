@@ -1,26 +1,38 @@
 // Whom a collection asks, on its own against a scripted PeerSource: heaviest first, only the
-// missing weight plus the hedge, a slice per turn of the event loop, requests cancelled in
-// groups, and what a failed request counts as, whichever transport it came from.
-import { describe, expect, it } from 'vitest';
+// missing weight plus the hedge, a slice per turn of the event loop, one timer for every
+// request's hedge delay and deadline, requests cancelled when it ends, and what a failed request
+// counts as, whichever transport it came from.
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FanOut } from '../../src/aggregator/fan-out.js';
 import type { CollectionStats } from '../../src/aggregator/errors.js';
-import { REQUEST_CANCELLED, type PeerAnswer, type PeerSource } from '../../src/aggregator/peer-source.js';
+import type { AskDone, AskTicket, CancelWhy, PeerSource } from '../../src/aggregator/peer-source.js';
 import { P2PRequestError } from '../../src/p2p/errors.js';
 import { PeerRequestError } from '../../src/peers/errors.js';
 import { testNetwork, type TestNetwork } from './helpers.js';
 
+interface Asked {
+  pkHex: string;
+  timeoutMs: number;
+  done: AskDone;
+  /** Why its caller cancelled it, once it did. */
+  cancelled: CancelWhy | undefined;
+}
+
 /** A PeerSource whose requests stay open until the test settles them. */
 class ScriptedPeers implements PeerSource {
-  readonly asked: { pkHex: string; signal: AbortSignal | undefined; resolve(a: PeerAnswer): void; reject(e: unknown): void }[] = [];
+  readonly asked: Asked[] = [];
   isConnected(): boolean {
     return true;
   }
   penalize(): void {}
-  request(pkHex: string, _req: unknown, opts: { signal?: AbortSignal } = {}): Promise<PeerAnswer> {
-    return new Promise((resolve, reject) => {
-      this.asked.push({ pkHex, signal: opts.signal, resolve, reject });
-      opts.signal?.addEventListener('abort', () => reject(opts.signal!.reason), { once: true });
-    });
+  ask(pkHex: string, _req: unknown, timeoutMs: number, done: AskDone): AskTicket {
+    const a: Asked = { pkHex, timeoutMs, done, cancelled: undefined };
+    this.asked.push(a);
+    return {
+      cancel: (why) => {
+        a.cancelled ??= why;
+      },
+    };
   }
 }
 
@@ -28,7 +40,7 @@ function stats(validators: number): CollectionStats {
   return { validators, notConnected: 0, notAsked: 0, asked: 0, answered: 0, refused: 0, timedOut: 0, invalid: 0, failed: 0, fromCache: 0 };
 }
 
-function fanOut(net: TestNetwork, targetWeight: bigint, extraWeightPercent: number) {
+function fanOut(net: TestNetwork, targetWeight: bigint, extraWeightPercent: number, timing = { requestTimeoutMs: 60_000, hedgeDelayMs: 60_000 }) {
   const peers = new ScriptedPeers();
   const events: string[] = [];
   const s = stats(net.set.validators.length);
@@ -38,9 +50,9 @@ function fanOut(net: TestNetwork, targetWeight: bigint, extraWeightPercent: numb
       request: { message: new Uint8Array(1), justification: new Uint8Array() },
       alreadyHave: () => false,
       targetWeight,
-      requestTimeoutMs: 60_000,
+      requestTimeoutMs: timing.requestTimeoutMs,
       deadlineAt: Date.now() + 60_000,
-      options: { extraWeightPercent, hedgeDelayMs: 60_000 },
+      options: { extraWeightPercent, hedgeDelayMs: timing.hedgeDelayMs },
     },
     peers,
     s,
@@ -90,38 +102,87 @@ describe('FanOut', () => {
     const net = testNetwork([10, 10, 10, 10], 0, 'fan-out-errors');
     const { f, peers, events, stats: s } = fanOut(net, 40n, 0);
     f.topUp({ weight: 0n, signers: 0 });
-    peers.asked[0]!.reject(new PeerRequestError('timeout', peers.asked[0]!.pkHex, 'no answer'));
-    peers.asked[1]!.reject(new P2PRequestError('timeout', 'NodeID-x', 'no answer'));
-    peers.asked[2]!.reject(new P2PRequestError('disconnected', 'NodeID-y', 'closed'));
-    peers.asked[3]!.resolve({ kind: 'signature', signature: new Uint8Array(96) });
-    await tick();
+    peers.asked[0]!.done(new PeerRequestError('timeout', peers.asked[0]!.pkHex, 'no answer'), undefined);
+    peers.asked[1]!.done(new P2PRequestError('timeout', 'NodeID-x', 'no answer'), undefined);
+    peers.asked[2]!.done(new P2PRequestError('disconnected', 'NodeID-y', 'closed'), undefined);
+    peers.asked[3]!.done(undefined, { kind: 'signature', signature: new Uint8Array(96) });
     expect(events).toEqual(['timeout', 'timeout', 'error', 'signature 10']);
     expect(s).toMatchObject({ asked: 4, answered: 1 });
     expect(f.exhausted).toBe(true);
   });
 
-  it('at the deadline counts what is outstanding and cancels it with one shared reason, one signal per 32 requests', async () => {
+  it('at the deadline counts what is outstanding and cancels it as timed out; later answers count for nothing', async () => {
     const net = testNetwork(Array.from({ length: 40 }, () => 1), 0, 'fan-out-expire');
     const { f, peers, events } = fanOut(net, 40n, 0);
     f.topUp({ weight: 0n, signers: 0 });
-    expect(new Set(peers.asked.map((a) => a.signal)).size).toBe(2);
     expect(f.expire()).toBe(40);
-    await tick();
-    expect(new Set(peers.asked.map((a) => a.signal!.reason))).toEqual(new Set([REQUEST_CANCELLED]));
+    expect(peers.asked.map((a) => a.cancelled)).toEqual(peers.asked.map(() => 'timeout'));
     // Settled by the deadline: what the peers answer afterwards is not counted again.
+    peers.asked[0]!.done(undefined, { kind: 'signature', signature: new Uint8Array(96) });
     await tick();
     expect(events).toEqual([]);
     f.topUp({ weight: 0n, signers: 0 });
     expect(peers.asked).toHaveLength(40);
   });
 
-  it('once ended, cancels what is outstanding only after the current turn (the answer goes first)', async () => {
+  it('once ended, cancels what is outstanding only after the current turn (the answer goes first), as not needed', async () => {
     const net = testNetwork([5, 5], 0, 'fan-out-end');
     const { f, peers } = fanOut(net, 10n, 0);
     f.topUp({ weight: 0n, signers: 0 });
     f.end();
-    expect(peers.asked.every((a) => !a.signal!.aborted)).toBe(true);
+    expect(peers.asked.every((a) => a.cancelled === undefined)).toBe(true);
     await tick();
-    expect(peers.asked.every((a) => a.signal!.reason === REQUEST_CANCELLED)).toBe(true);
+    expect(peers.asked.map((a) => a.cancelled)).toEqual(['cancelled', 'cancelled']);
+  });
+
+  describe('one timer for all its requests', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('keeps a single timer however many requests are out, hedges the unanswered and times them out in order', () => {
+      vi.useFakeTimers();
+      const net = testNetwork(Array.from({ length: 30 }, () => 1), 0, 'fan-out-timer');
+      const { f, peers, events, stats: s } = fanOut(net, 10n, 0, { requestTimeoutMs: 1_000, hedgeDelayMs: 200 });
+      f.topUp({ weight: 0n, signers: 0 });
+      expect(peers.asked).toHaveLength(10);
+      // Ten requests, each with a hedge delay and a deadline: one timer.
+      expect(vi.getTimerCount()).toBe(1);
+      // Five more asked 100 ms later (their weight stands in for answers that failed).
+      vi.advanceTimersByTime(100);
+      for (const a of peers.asked.slice(0, 5)) a.done(undefined, { kind: 'refused', reason: 'no' });
+      f.topUp({ weight: 0n, signers: 0 });
+      expect(peers.asked).toHaveLength(15);
+      expect(vi.getTimerCount()).toBe(1);
+      // At 200 ms the five still open from the first round turn slow (once), not the new ones.
+      vi.advanceTimersByTime(100);
+      expect(events.filter((e) => e === 'slow')).toHaveLength(1);
+      f.topUp({ weight: 0n, signers: 0 });
+      expect(peers.asked).toHaveLength(20);
+      // At 1,000 ms the first round's open requests time out; the later ones have not yet.
+      vi.advanceTimersByTime(800);
+      expect(peers.asked.filter((a) => a.cancelled === 'timeout').map((a) => peers.asked.indexOf(a))).toEqual([5, 6, 7, 8, 9]);
+      expect(s.asked).toBe(20);
+      expect(events.filter((e) => e === 'timeout')).toHaveLength(5);
+      expect(vi.getTimerCount()).toBe(1);
+      // Everyone answers: nothing left to time, no timer.
+      for (const a of peers.asked.filter((x) => x.cancelled === undefined)) a.done(undefined, { kind: 'signature', signature: new Uint8Array(96) });
+      vi.advanceTimersByTime(2_000);
+      expect(events.filter((e) => e === 'timeout')).toHaveLength(5);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('tells the transport how long each request may take: the request timeout, capped at the deadline', () => {
+      vi.useFakeTimers();
+      const net = testNetwork([3, 2, 1], 0, 'fan-out-timeouts');
+      const { f, peers } = fanOut(net, 6n, 0, { requestTimeoutMs: 120_000, hedgeDelayMs: 200 });
+      f.topUp({ weight: 0n, signers: 0 });
+      expect(peers.asked.map((a) => a.timeoutMs)).toEqual([60_000, 60_000, 60_000]);
+      // Ended: the hedge and deadline timer goes at once, the requests are cancelled a turn later.
+      f.end();
+      vi.runOnlyPendingTimers();
+      expect(peers.asked.map((a) => a.cancelled)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { SecretKey } from '../../src/bls/types.js';
 import { canonicalSet, type CanonicalSet, type ValidatorEntry } from '../../src/validators/canonical-set.js';
 import { PeerRequestError } from '../../src/peers/pool.js';
-import type { PeerAnswer, PeerSource, SignatureRequest } from '../../src/aggregator/peer-source.js';
+import type { AskDone, AskTicket, CancelWhy, PeerAnswer, PeerSource, SignatureRequest } from '../../src/aggregator/peer-source.js';
 import type { DestinationEpochs, ValidatorSets } from '../../src/aggregator/aggregator.js';
 import type { ChainEpoch } from '../../src/validators/epoch-cache.js';
 import { nodeIdToString } from '../../src/warp/cb58.js';
@@ -73,7 +73,7 @@ const INFINITY_G2 = (() => {
   return b;
 })();
 
-/** An in-process PeerSource: each key answers as its behaviour says, honouring timeouts and aborts. */
+/** An in-process PeerSource: each key answers as its behaviour says, until its caller cancels the request. */
 export class FakePeers implements PeerSource {
   /** Keys asked, in order. */
   readonly requests: string[] = [];
@@ -81,10 +81,10 @@ export class FakePeers implements PeerSource {
   aborted = 0;
   /** Keys whose request ended with an answer (signature or refusal) or a failure, in order. */
   readonly settled: string[] = [];
-  /** Keys whose request ran into its timeout, in order. */
+  /** Keys whose request its caller gave up on at the request's deadline, in order. */
   readonly timedOut: string[] = [];
-  /** The reason each cancelled request was cancelled with, in order. */
-  readonly abortReasons: unknown[] = [];
+  /** Why each request cancelled before its deadline was cancelled, in order. */
+  readonly abortReasons: CancelWhy[] = [];
   private readonly behaviours = new Map<string, Behaviour>();
 
   constructor(private readonly net: TestNetwork) {}
@@ -110,7 +110,7 @@ export class FakePeers implements PeerSource {
     return this.requests.reduce((sum, k) => sum + this.net.byKey.get(k)!.weight, 0n);
   }
 
-  request(pkHex: string, req: SignatureRequest, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<PeerAnswer> {
+  ask(pkHex: string, req: SignatureRequest, _timeoutMs: number, done: AskDone): AskTicket {
     this.requests.push(pkHex);
     const v = this.net.byKey.get(pkHex)!;
     const b = this.behaviourOf(pkHex);
@@ -139,43 +139,28 @@ export class FakePeers implements PeerSource {
       }
     };
     const delayMs = 'delayMs' in b && b.delayMs !== undefined ? b.delayMs : b.kind === 'silent' ? Number.POSITIVE_INFINITY : 1;
-    return new Promise<PeerAnswer>((resolve, reject) => {
-      const timers: NodeJS.Timeout[] = [];
-      const cleanup = (): void => {
-        timers.forEach(clearTimeout);
-        opts.signal?.removeEventListener('abort', onAbort);
-      };
-      // As the peer pool does: a cancelled request rejects with its signal's reason.
-      const onAbort = (): void => {
-        cleanup();
-        this.aborted++;
-        this.abortReasons.push(opts.signal?.reason);
-        const given: unknown = opts.signal?.reason;
-        reject(given instanceof Error && (given as { reason?: unknown }).reason === 'aborted' ? given : new PeerRequestError('aborted', pkHex, 'aborted'));
-      };
-      if (opts.signal?.aborted) return onAbort();
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (opts.timeoutMs !== undefined) {
-        timers.push(
-          setTimeout(() => {
-            cleanup();
-            this.timedOut.push(pkHex);
-            reject(new PeerRequestError('timeout', pkHex, 'timed out'));
-          }, opts.timeoutMs),
-        );
-      }
-      if (Number.isFinite(delayMs)) {
-        timers.push(
-          setTimeout(() => {
-            cleanup();
-            this.settled.push(pkHex);
-            const a = answer();
-            if (a instanceof Error) reject(a);
-            else resolve(a);
-          }, delayMs),
-        );
-      }
-    });
+    let open = true;
+    const timer = Number.isFinite(delayMs)
+      ? setTimeout(() => {
+          open = false;
+          this.settled.push(pkHex);
+          const a = answer();
+          if (a instanceof Error) done(a, undefined);
+          else done(undefined, a);
+        }, delayMs)
+      : undefined;
+    return {
+      cancel: (why) => {
+        if (!open) return;
+        open = false;
+        clearTimeout(timer);
+        if (why === 'timeout') this.timedOut.push(pkHex);
+        else {
+          this.aborted++;
+          this.abortReasons.push(why);
+        }
+      },
+    };
   }
 }
 

@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
 import { AnswerTracker } from '../../src/service/answer-tracker.js';
 import type { StatusReport } from '../../src/server/status/report.js';
-import type { PeerAnswer, PeerSource } from '../../src/aggregator/peer-source.js';
-import { REQUEST_CANCELLED } from '../../src/aggregator/peer-source.js';
+import type { AskDone, PeerAnswer, PeerSource } from '../../src/aggregator/peer-source.js';
 import { postJson, request, scrape } from './helpers.js';
 
 const API_KEY = 'status-page-must-not-show-this-key';
@@ -136,44 +135,66 @@ describe('publicMode', () => {
 });
 
 describe('AnswerTracker', () => {
-  const answers = new Map<string, () => Promise<PeerAnswer>>();
+  /** How each key's request goes, given its callback when it is asked. */
+  const answers = new Map<string, (done: AskDone) => void>();
+  const cancelled: string[] = [];
   const source: PeerSource = {
     isConnected: () => true,
-    request: (pk) => answers.get(pk)!(),
+    ask: (pk, _req, _timeoutMs, done) => {
+      answers.get(pk)!(done);
+      return { cancel: () => cancelled.push(pk) };
+    },
     penalize: () => undefined,
   };
+  const req = { message: new Uint8Array(1), justification: new Uint8Array() };
+  const asked = (observed: PeerSource, pk: string): Promise<{ err: Error | undefined; answer: PeerAnswer | undefined }> =>
+    new Promise((resolve) => observed.ask(pk, req, 1_000, (err, answer) => resolve({ err, answer })));
 
-  it('notes each key\'s last answer and penalties, not cancellations, and forgets the least recently heard from past its bound', async () => {
+  it('notes each key\'s last answer, timeout and penalties, not cancellations, and forgets the least recently heard from past its bound', async () => {
     let now = 1_000;
     const tracker = new AnswerTracker(2, () => now);
     const observed = tracker.observe(source);
-    const req = { message: new Uint8Array(1), justification: new Uint8Array() };
-    answers.set('aa', async () => {
-      now += 7;
-      return { kind: 'signature', signature: new Uint8Array(96) };
-    });
-    answers.set('bb', async () => {
-      now += 3;
-      return { kind: 'refused', reason: 'policy' };
-    });
-    answers.set('cc', () => Promise.reject(Object.assign(new Error('slow'), { reason: 'timeout' })));
-    answers.set('dd', () => Promise.reject(REQUEST_CANCELLED));
+    answers.set('aa', (done) =>
+      queueMicrotask(() => {
+        now += 7;
+        done(undefined, { kind: 'signature', signature: new Uint8Array(96) });
+      }),
+    );
+    answers.set('bb', (done) =>
+      queueMicrotask(() => {
+        now += 3;
+        done(undefined, { kind: 'refused', reason: 'policy' });
+      }),
+    );
+    // Never answered: given up on at its deadline, or cancelled as no longer needed.
+    answers.set('cc', () => undefined);
+    answers.set('dd', () => undefined);
+    // The transport's own timeout.
+    answers.set('ee', (done) => queueMicrotask(() => done(Object.assign(new Error('slow'), { reason: 'timeout' }), undefined)));
 
-    await observed.request('aa', req);
-    await observed.request('bb', req);
+    expect((await asked(observed, 'aa')).answer?.kind).toBe('signature');
+    expect((await asked(observed, 'bb')).answer?.kind).toBe('refused');
     observed.penalize('bb', 'invalid signature');
     now += 2_000;
     expect(tracker.get('AA')).toEqual({ last: { result: 'signature', ms: 7, secondsAgo: 2 }, penalties: 0 });
     expect(tracker.get('bb')).toEqual({ last: { result: 'refused', ms: 3, secondsAgo: 2 }, penalties: 1 });
 
-    await expect(observed.request('dd', req)).rejects.toBe(REQUEST_CANCELLED);
+    const dd = observed.ask('dd', req, 1_000, () => undefined);
+    dd.cancel('cancelled');
+    expect(cancelled).toEqual(['dd']);
     expect(tracker.get('dd')).toEqual({ last: null, penalties: 0 });
 
     // A third key: 'aa', heard from longest ago, is forgotten.
-    await expect(observed.request('cc', req)).rejects.toThrow('slow');
-    await new Promise((r) => setImmediate(r));
-    expect(tracker.get('cc').last?.result).toBe('timeout');
+    const cc = observed.ask('cc', req, 1_000, () => undefined);
+    now += 1_000;
+    cc.cancel('timeout');
+    cc.cancel('timeout');
+    expect(cancelled).toEqual(['dd', 'cc']);
+    expect(tracker.get('cc').last).toMatchObject({ result: 'timeout', ms: 1_000 });
     expect(tracker.get('aa')).toEqual({ last: null, penalties: 0 });
     expect(tracker.get('bb').penalties).toBe(1);
+
+    expect((await asked(observed, 'ee')).err?.message).toBe('slow');
+    expect(tracker.get('ee').last?.result).toBe('timeout');
   });
 });

@@ -8,7 +8,7 @@ import { decodeMessage, encodeMessage } from '../../src/p2p/messages.js';
 import { encodeFrame, FrameDecoder } from '../../src/p2p/frames.js';
 import { initCompression, zstdCompress, zstdDecompressCapped } from '../../src/p2p/compression.js';
 import { bloomAdd, bloomContains, bloomHash, gossipId, marshalBloomFilter, newBloomFilter, parseBloomFilter } from '../../src/p2p/bloom.js';
-import { decodeSignatureResponse, decodeUvarint, encodeSignatureRequestAppBytes, encodeUvarint, OddRequestIds, decodeSignatureRequest, signatureAppRequest } from '../../src/p2p/acp118.js';
+import { appRequestFrame, decodeSignatureResponse, decodeUvarint, encodeSignatureRequestAppBytes, encodeUvarint, OddRequestIds, decodeSignatureRequest, signatureAppRequest } from '../../src/p2p/acp118.js';
 import { MAX_MESSAGE_BYTES } from '../../src/p2p/constants.js';
 import { P2PProtocolError } from '../../src/p2p/errors.js';
 
@@ -210,5 +210,29 @@ describe('ACP-118 app bytes', () => {
     const wrap = new OddRequestIds();
     (wrap as unknown as { next: number }).next = 0xffffffff;
     expect([wrap.take(() => false), wrap.take(() => false)]).toEqual([0xffffffff, 1]);
+  });
+});
+
+describe('the AppRequest frame encoded from shared parts', () => {
+  it('is byte for byte what the protobuf codec writes, for any request ID, deadline and size', () => {
+    const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
+    for (const [messageLength, justificationLength] of [[0, 0], [40, 0], [200, 3], [20_000, 700]] as const) {
+      const req = { chainId: bytes(32, messageLength), message: bytes(messageLength, 1), justification: bytes(justificationLength, 2) };
+      for (const requestId of [1, 127, 129, 16_385, 0xffffffff]) {
+        for (const timeoutMs of [0.4, 1, 5_000, 600_000, 10_000_000]) {
+          const expected = encodeFrame(encodeMessage(signatureAppRequest(req, requestId, timeoutMs)), MAX_MESSAGE_BYTES);
+          expect(appRequestFrame(req, requestId, timeoutMs, MAX_MESSAGE_BYTES)).toEqual(expected);
+        }
+      }
+    }
+    // An empty chain ID is left out, as proto3 leaves out empty bytes.
+    const noChain = { chainId: new Uint8Array(0), message: bytes(10, 3), justification: new Uint8Array(0) };
+    expect(appRequestFrame(noChain, 3, 10, MAX_MESSAGE_BYTES)).toEqual(encodeFrame(encodeMessage(signatureAppRequest(noChain, 3, 10)), MAX_MESSAGE_BYTES));
+  });
+
+  it('refuses a message over the limit as encodeFrame does', () => {
+    const req = { chainId: new Uint8Array(32), message: new Uint8Array(5_000), justification: new Uint8Array(0) };
+    expect(() => appRequestFrame(req, 1, 1_000, 4_096)).toThrow(P2PProtocolError);
+    expect(() => encodeFrame(encodeMessage(signatureAppRequest(req, 1, 1_000)), 4_096)).toThrow(P2PProtocolError);
   });
 });

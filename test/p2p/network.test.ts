@@ -194,6 +194,39 @@ describe('ACP-118 requests', () => {
     expect(await ask(net, node, hashMessage(4).bytes, { signal: ac.signal }).catch((e: unknown) => e)).toBe(REQUEST_CANCELLED);
   });
 
+  it('ask (the aggregator’s callback form): the answer through the callback; cancelled, its answer is ignored, not a fault', async () => {
+    const node = await startNode();
+    const net = await connected(node);
+    const req = (i: number) => ({ chainId: EVM_CHAIN, message: hashMessage(i).bytes, justification: new Uint8Array() });
+    const answer = await new Promise<string | undefined>((resolve) => net.ask(node.nodeId, req(1), 5_000, (err, a) => resolve(err?.message ?? a?.kind)));
+    expect(answer).toBe('signature');
+    const heard: unknown[] = [];
+    net.ask(node.nodeId, req(2), 5_000, (err, a) => heard.push(err ?? a)).cancel('cancelled');
+    expect(net.stats().outstanding).toBe(0);
+    // The node answers the cancelled request anyway; the next answer comes after it on the same connection.
+    const next = await new Promise<string | undefined>((resolve) => net.ask(node.nodeId, req(3), 5_000, (err, a) => resolve(err?.message ?? a?.kind)));
+    expect(next).toBe('signature');
+    expect(heard).toEqual([]);
+    expect(net.isConnected(node.nodeId)).toBe(true);
+  });
+
+  it('ask keeps no timer per request: one its caller never cancels is swept up as timed out when the connection’s timer next runs', async () => {
+    const node = await startNode();
+    const net = await connected(node, await startNetwork({ limits: { pingIntervalMs: 300 } }));
+    const unknownChain = new Uint8Array(32).fill(3);
+    const conn = connectionTo(net, node.nodeId) as unknown as { timerAt: number };
+    const timerAt = conn.timerAt;
+    const swept = new Promise<Error | undefined>((resolve) =>
+      net.ask(node.nodeId, { chainId: unknownChain, message: hashMessage(1).bytes, justification: new Uint8Array() }, 50, (e) => resolve(e)),
+    );
+    // Its deadline, sooner than the next ping, did not move the connection's one timer.
+    expect(conn.timerAt).toBe(timerAt);
+    const err = await swept;
+    expect((err as P2PRequestError).reason).toBe('timeout');
+    expect(net.stats().outstanding).toBe(0);
+    expect(net.isConnected(node.nodeId)).toBe(true);
+  });
+
   it('sends odd request IDs only', async () => {
     const ids: number[] = [];
     const peer = await startRawPeer((s) => {

@@ -157,6 +157,63 @@ describe('requests', () => {
     expect(p.stats().inFlight).toBe(0);
   });
 
+  describe('ask, the callback form the aggregator uses', () => {
+    const req = { message: message('ask').bytes, justification: noJustification };
+
+    it('answers through its callback; a cancelled request frees its slot for the next queued one and its late answer is ignored', async () => {
+      const held: Record<string, unknown>[] = [];
+      const raw = await rawPeer((f) => {
+        if (f.type === 'sign') held.push(f);
+      });
+      const p = await connectedPool(raw.url, { maxInFlightPerPeer: 1 });
+      const heard: string[] = [];
+      const first = p.ask(raw.pkHex, req, 5_000, (err, a) => heard.push(`first ${err?.message ?? a?.kind}`));
+      let second: { err: Error | undefined; kind: string | undefined } | undefined;
+      const secondDone = new Promise<void>((resolve) => {
+        p.ask(raw.pkHex, req, 5_000, (err, a) => {
+          second = { err, kind: a?.kind };
+          resolve();
+        });
+      });
+      await waitFor(() => held.length === 1, 'the first sign frame');
+      expect(p.stats()).toMatchObject({ inFlight: 1, queued: 1 });
+      first.cancel('cancelled');
+      // The slot went to the queued request at once.
+      await waitFor(() => held.length === 2, 'the queued sign frame');
+      expect(p.stats()).toMatchObject({ inFlight: 1, queued: 0 });
+      raw.sockets[0]!.send({ v: 1, type: 'refused', id: held[0]!.id, reason: 'late' });
+      raw.sockets[0]!.send({ v: 1, type: 'refused', id: held[1]!.id, reason: 'policy' });
+      await secondDone;
+      expect(second).toEqual({ err: undefined, kind: 'refused' });
+      // Cancelled: never called, not even for its late answer, and the connection stays.
+      expect(heard).toEqual([]);
+      expect(p.isConnected(raw.pkHex)).toBe(true);
+    });
+
+    it('keeps no timer: a request its caller never cancels is dropped as timed out at the heartbeat after its deadline', async () => {
+      const raw = await rawPeer(() => {});
+      const p = await connectedPool(raw.url, { heartbeatMs: 200 });
+      const err = await new Promise<Error | undefined>((resolve) => p.ask(raw.pkHex, req, 50, (e) => resolve(e)));
+      expect(err).toBeInstanceOf(PeerRequestError);
+      expect((err as PeerRequestError).reason).toBe('timeout');
+      expect(p.stats().inFlight).toBe(0);
+      expect(p.isConnected(raw.pkHex)).toBe(true);
+    });
+
+    it('a request that cannot be sent fails through the callback, after ask returned', async () => {
+      const p = pool(closer, {});
+      let returned = false;
+      const failed = new Promise<Error | undefined>((resolve) =>
+        p.ask('ab'.repeat(48), req, 1_000, (err) => {
+          expect(returned).toBe(true);
+          resolve(err);
+        }),
+      );
+      returned = true;
+      expect(((await failed) as PeerRequestError).reason).toBe('not-connected');
+    });
+  });
+
   it('fails outstanding requests promptly with disconnected when the peer drops mid-request', async () => {
     const raw = await rawPeer((f, r) => {
       if (f.type === 'sign') r.ws.terminate();

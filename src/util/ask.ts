@@ -1,0 +1,40 @@
+// The callback form of a signer request, shared by both transports and the aggregator
+// (aggregator/peer-source.ts states the contract): `done` hears how the request ended, once,
+// and a ticket lets the caller stop waiting. The aggregator sends ~1,000 requests per
+// aggregation; a Promise, a timer and an abort listener for each, in every layer they pass
+// through, was most of the event loop's cost per answer (bench --cpu-prof), so the hot path uses
+// this form and each transport's Promise API is built over it.
+
+/** How a request ended: an answer, or an error in the failure vocabulary (request-failure.ts). Called at most once, never before `ask` returned. */
+export type AskDone<A> = (err: Error | undefined, answer: A | undefined) => void;
+
+/** Why the caller gave up on a request: its deadline passed, or it is no longer needed. */
+export type CancelWhy = 'timeout' | 'cancelled';
+
+/** A request on its way. */
+export interface AskTicket {
+  /**
+   * The caller stops waiting: the transport forgets the request (frees its slot, ignores a late
+   * answer) and never calls its `done`. Idempotent; does nothing once `done` was called.
+   */
+  cancel(why: CancelWhy): void;
+}
+
+class FailedAsk<A> implements AskTicket {
+  private cancelled = false;
+
+  constructor(err: Error, done: AskDone<A>) {
+    queueMicrotask(() => {
+      if (!this.cancelled) done(err, undefined);
+    });
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+  }
+}
+
+/** A request that failed before it was sent (not connected, overloaded): `done` hears it a microtask after `ask` returns. */
+export function failedAsk<A>(err: Error, done: AskDone<A>): AskTicket {
+  return new FailedAsk(err, done);
+}

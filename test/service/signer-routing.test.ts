@@ -1,0 +1,97 @@
+// The routing's request path on its own, with scripted transports: the signer first, p2p when the
+// signer turned out not to be connected after all (nothing was sent), each transport's outcome
+// counted once (a deadline given up on as a timeout), and penalties to whoever answered last.
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { PeerAnswer } from '../../src/aggregator/peer-source.js';
+import type { P2PAnswer } from '../../src/p2p/index.js';
+import type { PeerPool } from '../../src/peers/pool.js';
+import { PeerRequestError } from '../../src/peers/errors.js';
+import type { P2PTransport } from '../../src/service/p2p.js';
+import { SignerRouting } from '../../src/service/signer-routing.js';
+import type { ValidatorDirectory } from '../../src/service/validator-directory.js';
+import type { AskTicket, CancelWhy } from '../../src/util/ask.js';
+
+const KEY = 'ab'.repeat(48);
+const NODE = 'NodeID-111111111111111111116DBWJs';
+const req = { message: new Uint8Array(40), justification: new Uint8Array() };
+const SIG = new Uint8Array(96).fill(7);
+
+/** A transport whose requests wait for the test; `connected` is what isConnected says. */
+function scripted<A>() {
+  const asked: { to: string; done: (e: Error | undefined, a: A | undefined) => void; cancelled?: CancelWhy }[] = [];
+  const penalized: string[] = [];
+  return {
+    connected: true,
+    asked,
+    penalized,
+    isConnected(): boolean {
+      return this.connected;
+    },
+    ask(to: string, _req: unknown, _timeoutMs: number, done: (e: Error | undefined, a: A | undefined) => void): AskTicket {
+      const entry: (typeof asked)[number] = { to, done };
+      asked.push(entry);
+      return { cancel: (why) => (entry.cancelled = why) };
+    },
+    penalize(to: string): void {
+      penalized.push(to);
+    },
+  };
+}
+
+function routing() {
+  const ws = scripted<PeerAnswer>();
+  const p2p = scripted<P2PAnswer>();
+  const directory = { nodeIdsOf: () => [NODE] } as unknown as ValidatorDirectory;
+  const counted: string[] = [];
+  const r = new SignerRouting(ws as unknown as PeerPool, p2p as unknown as P2PTransport, directory, pino({ level: 'silent' }), {
+    request: (transport, outcome) => counted.push(`${transport} ${outcome}`),
+  });
+  return { r, ws, p2p, counted };
+}
+
+describe('SignerRouting.ask', () => {
+  it('asks the signer; when it was not connected after all, p2p, counting each transport once', () => {
+    const { r, ws, p2p, counted } = routing();
+    const heard: unknown[] = [];
+    r.ask(KEY, req, 1_000, (err, a) => heard.push(err ?? a));
+    expect(ws.asked.map((a) => a.to)).toEqual([KEY]);
+    ws.asked[0]!.done(new PeerRequestError('not-connected', KEY, 'gone'), undefined);
+    expect(p2p.asked.map((a) => a.to)).toEqual([NODE]);
+    p2p.asked[0]!.done(undefined, { kind: 'signature', signature: SIG });
+    expect(heard).toEqual([{ kind: 'signature', signature: SIG }]);
+    expect(counted).toEqual(['ws failed', 'p2p signature']);
+    // The p2p node answered for the key last: a penalty goes to it.
+    r.penalize(KEY, 'bad');
+    expect(p2p.penalized).toEqual([NODE]);
+    expect(ws.penalized).toEqual([]);
+  });
+
+  it('a p2p AppError is a refusal naming the code; another failure passes through as it is', () => {
+    const { r, ws, p2p, counted } = routing();
+    ws.connected = false;
+    const heard: unknown[] = [];
+    r.ask(KEY, req, 1_000, (err, a) => heard.push(err ?? a));
+    r.ask(KEY, req, 1_000, (err, a) => heard.push(err ?? a));
+    p2p.asked[0]!.done(undefined, { kind: 'refused', code: -3, reason: 'not a validator' });
+    const timeout = Object.assign(new Error('late'), { reason: 'timeout' });
+    p2p.asked[1]!.done(timeout, undefined);
+    expect(heard[0]).toEqual({ kind: 'refused', reason: `${NODE} refused with AppError -3 (not-validator): not a validator` });
+    expect(heard[1]).toBe(timeout);
+    expect(counted).toEqual(['p2p refused', 'p2p timeout']);
+  });
+
+  it('cancelled, cancels the transport’s request, counts a deadline as a timeout and never calls back', () => {
+    const { r, ws, counted } = routing();
+    const heard: unknown[] = [];
+    const a = r.ask(KEY, req, 1_000, (err, x) => heard.push(err ?? x));
+    const b = r.ask(KEY, req, 1_000, (err, x) => heard.push(err ?? x));
+    a.cancel('timeout');
+    b.cancel('cancelled');
+    b.cancel('cancelled');
+    ws.asked[0]!.done(undefined, { kind: 'signature', signature: SIG });
+    expect(ws.asked.map((x) => x.cancelled)).toEqual(['timeout', 'cancelled']);
+    expect(counted).toEqual(['ws timeout', 'ws cancelled']);
+    expect(heard).toEqual([]);
+  });
+});
