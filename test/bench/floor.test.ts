@@ -137,8 +137,10 @@ describe('the floor through the real aggregator', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(peers.aborted).toBe(slow.length);
     expect(result.signedWeight).toBeGreaterThanOrEqual(requiredWeight(240n, 67));
-    expect(result.signers).toHaveLength(8);
-    expect(responses.filter((r) => r === 'valid')).toHaveLength(8);
+    // The arrival completing the target decides at once: the 7 heaviest (163 of 240) reach 67%
+    // (161), so the 8th fast answer is not waited for.
+    expect(result.signers).toHaveLength(7);
+    expect(responses.filter((r) => r === 'valid')).toHaveLength(7);
     // Not a usable answer: the message's "aggregate" is one signer's signature.
     const v = verifySignedMessage(result.signedMessage, net.entries, 67, NETWORK_ID, bls);
     expect(v.valid).toBe(false);
