@@ -6,25 +6,13 @@
 // It lives only in the bench, handed to the service like perSignatureVerify
 // (ServiceOptions.verification); the service itself has no way to skip a check.
 import type { Arrival } from '../src/aggregator/signature-ledger.js';
-import type { AggregateCheck, Verification, VerificationContext, VerificationStrategy } from '../src/aggregator/verification.js';
+import type { AggregateCheck, VerificationStrategy } from '../src/aggregator/verification.js';
+import { AcceptedIsReady } from './accepted-is-ready.js';
 
 /** The ledger's check callback wants a promise; acceptance is synchronous, so one settled promise serves every batch. */
 const DONE: Promise<void> = Promise.resolve();
 
-class FloorVerification implements Verification {
-  /** Nothing is ever checked, so nothing waits for a check on the way to a failure either. */
-  readonly unproven = false;
-
-  constructor(private readonly ctx: VerificationContext) {}
-
-  get readyWeight(): bigint {
-    return this.ctx.ledger.acceptedWeight;
-  }
-
-  get readySigners(): number {
-    return this.ctx.ledger.acceptedSigners().length;
-  }
-
+class FloorVerification extends AcceptedIsReady {
   /**
    * Every waiting answer is accepted at once, inside the ledger's own startChecks (one "check"
    * slot, so the ledger's batching, counts and checkDone event run as for warpgate's folds).

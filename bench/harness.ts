@@ -25,7 +25,8 @@ import { runLoad, type RequestOutcome } from './load.js';
 import { startPChainStub } from './pchain-stub.js';
 import { BENCH_NETWORK_ID, buildScenario, type BenchValidator, type Scenario } from './scenario.js';
 import type { ServiceMeasurement, StartRequest } from './service-host.js';
-import type { ConnectRequest, HostMeasurement, PrepareRequest } from './signer-host.js';
+import type { ConnectRequest, PrepareRequest } from './signer-host.js';
+import type { HostMeasurement } from './host-measurement.js';
 import type { StartedNodes, StartNodesRequest } from './node-host.js';
 import { bytesToHex } from '../src/warp/hex.js';
 import { summarize, type Percentiles } from './stats.js';
@@ -191,11 +192,9 @@ async function connectValidators(service: HostProcess, signers: SignerHost[], ur
   const total = signers.reduce((a, s) => a + s.validators.length, 0);
   const cursors = signers.map(() => 0);
   let launched = 0;
-  let connected = 0;
-  let lastProgress = performance.now();
-  let lastLogged = 0;
-  while (connected < total) {
-    if (launched < total && launched - connected < CONNECT_WINDOW) {
+  const progress = new ConnectProgress(service, total, 'validators', log);
+  while (progress.connected < total) {
+    if (launched < total && launched - progress.connected < CONNECT_WINDOW) {
       const work: Promise<unknown>[] = [];
       signers.forEach((s, i) => {
         const from = cursors[i]!;
@@ -209,38 +208,41 @@ async function connectValidators(service: HostProcess, signers: SignerHost[], ur
       await Promise.all(work);
       continue;
     }
-    await new Promise((r) => setTimeout(r, 50));
-    const now = await service.call<number>({ type: 'connected' }, 10_000);
-    if (now > connected) {
-      connected = now;
-      lastProgress = performance.now();
-    } else if (performance.now() - lastProgress > CONNECT_STALL_MS) {
-      throw new BenchRunError(`only ${connected} of ${total} validators connected; none for ${CONNECT_STALL_MS / 1000} s`);
-    }
-    if (connected - lastLogged >= Math.max(50, total / 10) || connected === total) {
-      lastLogged = connected;
-      log(`  ${connected}/${total} validators connected`);
-    }
+    await progress.poll();
   }
 }
 
 /** --transport p2p: the service dials the nodes it finds through info.peers; waits until every one is connected. */
 async function awaitDialled(service: HostProcess, total: number, log: Log): Promise<void> {
-  let connected = 0;
-  let lastProgress = performance.now();
-  let lastLogged = 0;
-  while (connected < total) {
+  const progress = new ConnectProgress(service, total, 'avalanchego nodes', log);
+  while (progress.connected < total) await progress.poll();
+}
+
+/** Polls the service's count of connected validators, logs progress, and gives up after CONNECT_STALL_MS without one more. */
+class ConnectProgress {
+  connected = 0;
+  private lastProgress = performance.now();
+  private lastLogged = 0;
+
+  constructor(
+    private readonly service: HostProcess,
+    private readonly total: number,
+    private readonly what: string,
+    private readonly log: Log,
+  ) {}
+
+  async poll(): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
-    const now = await service.call<number>({ type: 'connected' }, 10_000);
-    if (now > connected) {
-      connected = now;
-      lastProgress = performance.now();
-    } else if (performance.now() - lastProgress > CONNECT_STALL_MS) {
-      throw new BenchRunError(`only ${connected} of ${total} avalanchego nodes connected; none for ${CONNECT_STALL_MS / 1000} s`);
+    const now = await this.service.call<number>({ type: 'connected' }, 10_000);
+    if (now > this.connected) {
+      this.connected = now;
+      this.lastProgress = performance.now();
+    } else if (performance.now() - this.lastProgress > CONNECT_STALL_MS) {
+      throw new BenchRunError(`only ${this.connected} of ${this.total} ${this.what} connected; none for ${CONNECT_STALL_MS / 1000} s`);
     }
-    if (connected - lastLogged >= Math.max(50, total / 10) || connected === total) {
-      lastLogged = connected;
-      log(`  ${connected}/${total} avalanchego nodes connected`);
+    if (this.connected - this.lastLogged >= Math.max(50, this.total / 10) || this.connected === this.total) {
+      this.lastLogged = this.connected;
+      this.log(`  ${this.connected}/${this.total} ${this.what} connected`);
     }
   }
 }

@@ -3,13 +3,12 @@
 // service's process, which dials them (the p2p transport is outbound-only). Before timing starts
 // each signs every benchmark message (a byzantine one signs other bytes); during the runs a node
 // only looks its answer up and waits its injected delay, then answers zstd-compressed as a node does.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { loadBackend } from '../src/bls/index.js';
 import { SimulatedAvalancheNode } from '../src/devnet/avalanchego-node/node.js';
 import { loadStakingIdentity } from '../src/p2p/index.js';
 import { hexToBytes } from '../src/warp/hex.js';
+import { measurementHandlers } from './host-measurement.js';
 import { serveHost } from './ipc.js';
-import type { HostMeasurement } from './signer-host.js';
 import { messageIndexOf, precomputeSignatures, precomputedSignature } from './precomputed.js';
 
 export interface HostedNodeValidator {
@@ -35,8 +34,6 @@ export interface StartedNodes {
 
 const bls = loadBackend('blst');
 const running: SimulatedAvalancheNode[] = [];
-let loop: IntervalHistogram | undefined;
-let cpuAtStart: NodeJS.CpuUsage | undefined;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -72,20 +69,7 @@ serveHost(
       }
       return { nodes };
     },
-    'measure-start': async () => {
-      loop?.disable();
-      loop = monitorEventLoopDelay({ resolution: 1 });
-      loop.enable();
-      cpuAtStart = process.cpuUsage();
-      return null;
-    },
-    'measure-stop': async (): Promise<HostMeasurement> => {
-      if (!loop || !cpuAtStart) throw new Error('measure-stop before measure-start');
-      const cpu = process.cpuUsage(cpuAtStart);
-      loop.disable();
-      const ms = (ns: number): number => ns / 1e6;
-      return { p50Ms: ms(loop.percentile(50)), p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), cpuMs: (cpu.user + cpu.system) / 1000 };
-    },
+    ...measurementHandlers(),
     // The service closes its connections when it stops; the nodes stay for the next strategy.
     disconnect: async () => ({ running: running.length }),
   },

@@ -3,22 +3,10 @@
 // verified signatures are summed at the end, all of them (icm-services does not minimize signers). The service runs it when the bench injects it
 // (ServiceOptions.verification); warpgate itself checks running sums (src/aggregator/verification.ts).
 import type { Arrival } from '../src/aggregator/signature-ledger.js';
-import type { AggregateCheck, Verification, VerificationContext, VerificationStrategy } from '../src/aggregator/verification.js';
+import type { AggregateCheck, VerificationStrategy } from '../src/aggregator/verification.js';
+import { AcceptedIsReady } from './accepted-is-ready.js';
 
-class PerSignatureVerification implements Verification {
-  /** Every accepted signature was verified alone: nothing ready is unproven. */
-  readonly unproven = false;
-
-  constructor(private readonly ctx: VerificationContext) {}
-
-  get readyWeight(): bigint {
-    return this.ctx.ledger.acceptedWeight;
-  }
-
-  get readySigners(): number {
-    return this.ctx.ledger.acceptedSigners().length;
-  }
-
+class PerSignatureVerification extends AcceptedIsReady {
   /** Every answer is checked, as icm-services does. */
   startChecks(): void {
     this.ctx.ledger.startChecks((batch) => this.verify(batch), this.ctx.pool.suggestedParallelism());

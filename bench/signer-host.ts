@@ -2,7 +2,6 @@
 // WebSockets, outside the service's process. Before timing starts, each signs every benchmark
 // message (a byzantine one signs other bytes, so its answer is well-formed but invalid); during
 // the runs a signer only looks its answer up and waits its injected delay.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { loadBackend } from '../src/bls/index.js';
 import type { BlsBackend, SecretKey } from '../src/bls/types.js';
 import { CloseCode } from '../src/peers/frames.js';
@@ -10,6 +9,7 @@ import type { PeerLogger } from '../src/peers/logger.js';
 import { SignerPeer, type SignOutcome, type SigningBackend } from '../src/signer/index.js';
 import { bytesToHex, hexToBytes } from '../src/warp/hex.js';
 import type { UnsignedMessage } from '../src/warp/unsigned-message.js';
+import { measurementHandlers } from './host-measurement.js';
 import { serveHost } from './ipc.js';
 import { messageIndexOf, precomputeSignatures, precomputedSignature } from './precomputed.js';
 
@@ -32,14 +32,6 @@ export interface ConnectRequest {
   url: string;
   /** Positions in the prepared list to start now. */
   positions: number[];
-}
-
-/** What a host measured between measure-start and measure-stop. */
-export interface HostMeasurement {
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  cpuMs: number;
 }
 
 /** Answers from precomputed signatures: no BLS work while the benchmark is timing. */
@@ -85,8 +77,6 @@ const bls: BlsBackend = loadBackend('blst');
 let messageIndex = new Map<string, number>();
 let prepared: Prepared[] = [];
 const running = new Set<SignerPeer>();
-let loop: IntervalHistogram | undefined;
-let cpuAtStart: NodeJS.CpuUsage | undefined;
 
 async function closeAll(): Promise<void> {
   const peers = [...running];
@@ -130,20 +120,7 @@ serveHost(
       await closeAll();
       return { running: 0 };
     },
-    'measure-start': async () => {
-      loop?.disable();
-      loop = monitorEventLoopDelay({ resolution: 1 });
-      loop.enable();
-      cpuAtStart = process.cpuUsage();
-      return null;
-    },
-    'measure-stop': async (): Promise<HostMeasurement> => {
-      if (!loop || !cpuAtStart) throw new Error('measure-stop before measure-start');
-      const cpu = process.cpuUsage(cpuAtStart);
-      loop.disable();
-      const ms = (ns: number): number => ns / 1e6;
-      return { p50Ms: ms(loop.percentile(50)), p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), cpuMs: (cpu.user + cpu.system) / 1000 };
-    },
+    ...measurementHandlers(),
   },
   closeAll,
 );
