@@ -79,34 +79,42 @@ export function xScaleFor(values: readonly number[]): XScale {
   return max / min >= 8 ? logScale(min, max) : linearScale(max);
 }
 
+/** The SVG's opening, background, title and wrapped subtitle; where the plot starts and its size. */
+function chartFrame(title: string, subtitle: string): { out: string[]; top: number; height: number; plotW: number; plotH: number } {
+  const subtitleLines = wrapText(subtitle, SUBTITLE_CHARS);
+  const top = 40 + subtitleLines.length * 14;
+  const height = top + PLOT_HEIGHT + MARGIN.bottom;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+    `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
+    ...subtitleLines.map((line, i) => `<text x="${MARGIN.left}" y="${40 + i * 14}" font-size="11" fill="#555555">${escapeXml(line)}</text>`),
+  ];
+  return { out, top, height, plotW: WIDTH - MARGIN.left - MARGIN.right, plotH: PLOT_HEIGHT };
+}
+
+/** A vertical grid line and its label at each x tick. */
+function verticalGrid(out: string[], ticks: readonly number[], x: (v: number) => number, top: number, plotH: number): void {
+  for (const t of ticks) {
+    out.push(`<line x1="${fmt(x(t))}" y1="${top}" x2="${fmt(x(t))}" y2="${top + plotH}" stroke="#e5e5e5"/>`);
+    out.push(`<text x="${fmt(x(t))}" y="${top + plotH + 18}" text-anchor="middle">${fmt(t)}</text>`);
+  }
+}
+
 export function cdfChart(title: string, subtitle: string, series: readonly Series[]): string {
   const all = series.flatMap((s) => s.valuesMs);
   if (all.length === 0) throw new RangeError('a chart needs at least one value');
   const scale = xScaleFor(all);
-  const subtitleLines = wrapText(subtitle, SUBTITLE_CHARS);
-  const top = 40 + subtitleLines.length * 14;
-  const HEIGHT = top + PLOT_HEIGHT + MARGIN.bottom;
-  const plotW = WIDTH - MARGIN.left - MARGIN.right;
-  const plotH = PLOT_HEIGHT;
+  const { out, top, height, plotW, plotH } = chartFrame(title, subtitle);
   const x = (ms: number): number => MARGIN.left + scale.at(ms) * plotW;
   const y = (fraction: number): number => top + (1 - fraction) * plotH;
-
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-    `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
-    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
-    ...subtitleLines.map((line, i) => `<text x="${MARGIN.left}" y="${40 + i * 14}" font-size="11" fill="#555555">${escapeXml(line)}</text>`),
-  ];
-  for (const t of scale.ticks) {
-    out.push(`<line x1="${fmt(x(t))}" y1="${top}" x2="${fmt(x(t))}" y2="${top + plotH}" stroke="#e5e5e5"/>`);
-    out.push(`<text x="${fmt(x(t))}" y="${top + plotH + 18}" text-anchor="middle">${fmt(t)}</text>`);
-  }
+  verticalGrid(out, scale.ticks, x, top, plotH);
   for (const f of [0, 0.25, 0.5, 0.75, 0.9, 1]) {
     out.push(`<line x1="${MARGIN.left}" y1="${fmt(y(f))}" x2="${MARGIN.left + plotW}" y2="${fmt(y(f))}" stroke="#e5e5e5"/>`);
     out.push(`<text x="${MARGIN.left - 8}" y="${fmt(y(f) + 4)}" text-anchor="end">${f}</text>`);
   }
   out.push(`<rect x="${MARGIN.left}" y="${top}" width="${plotW}" height="${plotH}" fill="none" stroke="#333333"/>`);
-  out.push(`<text x="${MARGIN.left + plotW / 2}" y="${HEIGHT - 14}" text-anchor="middle">latency seen by the client, ms${scale.log ? ' (log scale)' : ''}</text>`);
+  out.push(`<text x="${MARGIN.left + plotW / 2}" y="${height - 14}" text-anchor="middle">latency seen by the client, ms${scale.log ? ' (log scale)' : ''}</text>`);
   out.push(
     `<text x="16" y="${top + plotH / 2}" text-anchor="middle" transform="rotate(-90 16 ${top + plotH / 2})">fraction of aggregations</text>`,
   );
@@ -158,29 +166,16 @@ export function timelineChart(
   const yTop = Math.max(...points.map(([, y]) => y), bound?.value ?? 0, 1);
   const xs = linearScale(xMax);
   const ys = linearScale(yTop * 1.05);
-  const subtitleLines = wrapText(subtitle, SUBTITLE_CHARS);
-  const top = 40 + subtitleLines.length * 14;
-  const HEIGHT = top + PLOT_HEIGHT + MARGIN.bottom;
-  const plotW = WIDTH - MARGIN.left - MARGIN.right;
-  const plotH = PLOT_HEIGHT;
+  const { out, top, height, plotW, plotH } = chartFrame(title, subtitle);
   const x = (v: number): number => MARGIN.left + xs.at(v) * plotW;
   const y = (v: number): number => top + (1 - ys.at(v)) * plotH;
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-    `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
-    `<text x="${MARGIN.left}" y="22" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
-    ...subtitleLines.map((line, i) => `<text x="${MARGIN.left}" y="${40 + i * 14}" font-size="11" fill="#555555">${escapeXml(line)}</text>`),
-  ];
-  for (const t of xs.ticks) {
-    out.push(`<line x1="${fmt(x(t))}" y1="${top}" x2="${fmt(x(t))}" y2="${top + plotH}" stroke="#e5e5e5"/>`);
-    out.push(`<text x="${fmt(x(t))}" y="${top + plotH + 18}" text-anchor="middle">${fmt(t)}</text>`);
-  }
+  verticalGrid(out, xs.ticks, x, top, plotH);
   for (const t of ys.ticks) {
     out.push(`<line x1="${MARGIN.left}" y1="${fmt(y(t))}" x2="${MARGIN.left + plotW}" y2="${fmt(y(t))}" stroke="#e5e5e5"/>`);
     out.push(`<text x="${MARGIN.left - 8}" y="${fmt(y(t) + 4)}" text-anchor="end">${fmt(t)}</text>`);
   }
   out.push(`<rect x="${MARGIN.left}" y="${top}" width="${plotW}" height="${plotH}" fill="none" stroke="#333333"/>`);
-  out.push(`<text x="${MARGIN.left + plotW / 2}" y="${HEIGHT - 14}" text-anchor="middle">${escapeXml(axes.x)}</text>`);
+  out.push(`<text x="${MARGIN.left + plotW / 2}" y="${height - 14}" text-anchor="middle">${escapeXml(axes.x)}</text>`);
   out.push(`<text x="16" y="${top + plotH / 2}" text-anchor="middle" transform="rotate(-90 16 ${top + plotH / 2})">${escapeXml(axes.y)}</text>`);
   if (bound) {
     out.push(`<line x1="${MARGIN.left}" y1="${fmt(y(bound.value))}" x2="${MARGIN.left + plotW}" y2="${fmt(y(bound.value))}" stroke="#888888" stroke-width="1.5" stroke-dasharray="6 4"/>`);

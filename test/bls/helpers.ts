@@ -56,44 +56,39 @@ export function g1PointOutsideSubgroup(): { bytes: Uint8Array; x: bigint; y: big
   }
 }
 
+/** y with y² = x³ + 4(1+i) on the G2 curve, or undefined when x is on no point of it. */
+function g2CurveY(x: Fp2): Fp2 | undefined {
+  try {
+    return Fp2.sqrt(Fp2.add(Fp2.pow(x, 3n), Fp2.create({ c0: 4n, c1: 4n })));
+  } catch {
+    return undefined;
+  }
+}
+
+/** x compressed as a G2 point's 96 bytes (c1 then c0, big-endian, the compression flag set). */
+function compressedG2X(x: Fp2): Uint8Array {
+  const bytes = new Uint8Array(96);
+  bytes.set(numberToBytesBE(x.c1, 48), 0);
+  bytes.set(numberToBytesBE(x.c0, 48), 48);
+  bytes[0] = (bytes[0] as number) | 0x80;
+  return bytes;
+}
+
 /** A compressed G2 point on y² = x³ + 4(1+i) that is not in G2. */
 export function g2PointOutsideSubgroup(): Uint8Array {
-  const b = Fp2.create({ c0: 4n, c1: 4n });
   for (let c0 = 1n; ; c0++) {
     const x: Fp2 = Fp2.create({ c0, c1: 1n });
-    let y: Fp2 | undefined;
-    try {
-      y = Fp2.sqrt(Fp2.add(Fp2.pow(x, 3n), b));
-    } catch {
-      continue;
-    }
-    if (y === undefined) continue;
-    if (bls12_381.G2.Point.fromAffine({ x, y }).isTorsionFree()) continue;
-    const bytes = new Uint8Array(96);
-    bytes.set(numberToBytesBE(x.c1, 48), 0);
-    bytes.set(numberToBytesBE(x.c0, 48), 48);
-    bytes[0] = (bytes[0] as number) | 0x80;
-    return bytes;
+    const y = g2CurveY(x);
+    if (y === undefined || bls12_381.G2.Point.fromAffine({ x, y }).isTorsionFree()) continue;
+    return compressedG2X(x);
   }
 }
 
 /** A compressed G2 x (c1 = 1, lowest c0) whose x³ + 4(1+i) has no square root: decodes to no point. */
 export function g2XNotOnCurve(): Uint8Array {
-  const b = Fp2.create({ c0: 4n, c1: 4n });
   for (let c0 = 1n; ; c0++) {
     const x: Fp2 = Fp2.create({ c0, c1: 1n });
-    let y: Fp2 | undefined;
-    try {
-      y = Fp2.sqrt(Fp2.add(Fp2.pow(x, 3n), b));
-    } catch {
-      y = undefined;
-    }
-    if (y !== undefined) continue;
-    const bytes = new Uint8Array(96);
-    bytes.set(numberToBytesBE(x.c1, 48), 0);
-    bytes.set(numberToBytesBE(x.c0, 48), 48);
-    bytes[0] = (bytes[0] as number) | 0x80;
-    return bytes;
+    if (g2CurveY(x) === undefined) return compressedG2X(x);
   }
 }
 
