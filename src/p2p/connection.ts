@@ -10,8 +10,8 @@ import { bytesEqual, bytesToHex } from '../warp/hex.js';
 import type { AppRequest, ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
 import { abortedBy, HandshakeRefusedError, P2PProtocolError, P2PRequestError, type CloseReason, type PeerFault } from './errors.js';
 import type { RequestFailure } from '../util/request-failure.js';
-import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
-import { askAsPromise, PendingRequest } from './pending-request.js';
+import { askAsPromise, failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
+import { PendingRequest } from './pending-request.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
@@ -108,7 +108,7 @@ export class P2PConnection {
   /** Asks the peer to sign; rejects with P2PRequestError. */
   request(req: SignatureRequestInput, timeoutMs: number, signal?: AbortSignal): Promise<P2PAnswer> {
     if (this.state === 'ready' && signal?.aborted) return Promise.reject(abortedBy(signal, this.nodeId));
-    return askAsPromise((done) => this.enqueue(req, timeoutMs, true, done), signal, () => abortedBy(signal!, this.nodeId));
+    return askAsPromise<P2PAnswer>((done) => this.enqueue(req, timeoutMs, true, done), { signal, aborted: () => abortedBy(signal!, this.nodeId) });
   }
 
   /**

@@ -1,5 +1,4 @@
-// A P2PConnection's ACP-118 request from ask() to its answer (its own ticket), and request()'s
-// Promise form over ask().
+// A P2PConnection's ACP-118 request from ask() to its answer (its own ticket).
 import type { AskDone, AskTicket, CancelWhy } from '../util/ask.js';
 import type { P2PAnswer } from './connection-types.js';
 
@@ -20,23 +19,4 @@ export class PendingRequest implements AskTicket {
   cancel(_why: CancelWhy): void {
     this.owner.forget(this);
   }
-}
-
-/** A request sent with `send`, as a Promise that also ends, with `aborted()`, when `signal` fires. */
-export function askAsPromise(send: (done: AskDone<P2PAnswer>) => AskTicket, signal: AbortSignal | undefined, aborted: () => Error): Promise<P2PAnswer> {
-  return new Promise<P2PAnswer>((resolve, reject) => {
-    let onAbort: (() => void) | undefined;
-    const ticket = send((err, answer) => {
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-      if (err) reject(err);
-      else resolve(answer!);
-    });
-    if (signal) {
-      onAbort = () => {
-        ticket.cancel('cancelled');
-        reject(aborted());
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
-  });
 }

@@ -5,7 +5,7 @@ import { bytesToHex, hexToBytes } from '../warp/hex.js';
 import { authMessage, newChallenge, type VerifyPossession } from './auth.js';
 import { PeerRequestError } from './errors.js';
 import type { RequestFailure } from '../util/request-failure.js';
-import { failedAsk, type AskDone, type AskTicket, type CancelWhy } from '../util/ask.js';
+import { askAsPromise, failedAsk, type AskDone, type AskTicket, type CancelWhy } from '../util/ask.js';
 import { CloseCode, ProtocolError, SIGN_HEADER_BYTES, decodeFrame, encodeFrame, type SignerFrame } from './frames.js';
 import { startHeartbeat } from './heartbeat.js';
 import type { PeerLogger } from './logger.js';
@@ -148,31 +148,10 @@ export class ServiceSession {
   request(body: Buffer, timeoutMs: number, signal: AbortSignal | undefined): Promise<PeerAnswer> {
     const key = this.publicKey ?? '';
     if (this.state === 'ready' && signal?.aborted) return Promise.reject(abortedBy(signal, key));
-    return new Promise<PeerAnswer>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      let onAbort: (() => void) | undefined;
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        if (onAbort) signal?.removeEventListener('abort', onAbort);
-      };
-      const ticket = this.ask(body, timeoutMs, (err, answer) => {
-        cleanup();
-        if (err) reject(err);
-        else resolve(answer!);
-      });
-      timer = setTimeout(() => {
-        cleanup();
-        ticket.cancel('timeout');
-        reject(new PeerRequestError('timeout', key, `no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      if (signal) {
-        onAbort = () => {
-          cleanup();
-          ticket.cancel('cancelled');
-          reject(abortedBy(signal, key));
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
+    return askAsPromise<PeerAnswer>((done) => this.ask(body, timeoutMs, done), {
+      signal,
+      aborted: () => abortedBy(signal!, key),
+      timeout: { ms: timeoutMs, error: () => new PeerRequestError('timeout', key, `no answer within ${timeoutMs} ms`) },
     });
   }
 

@@ -38,3 +38,43 @@ class FailedAsk<A> implements AskTicket {
 export function failedAsk<A>(err: Error, done: AskDone<A>): AskTicket {
   return new FailedAsk(err, done);
 }
+
+/**
+ * The request `send` makes, as a Promise (the transports' API for callers other than the
+ * aggregator): it also ends with `aborted()` when `signal` fires and, with `timeout`, with
+ * `timeout.error()` once `timeout.ms` have passed; either way the ticket is cancelled.
+ */
+export function askAsPromise<A>(
+  send: (done: AskDone<A>) => AskTicket,
+  opts: { signal?: AbortSignal | undefined; aborted: () => Error; timeout?: { ms: number; error: () => Error } },
+): Promise<A> {
+  const { signal, aborted, timeout } = opts;
+  return new Promise<A>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    };
+    const ticket = send((err, answer) => {
+      cleanup();
+      if (err) reject(err);
+      else resolve(answer as A);
+    });
+    if (timeout) {
+      timer = setTimeout(() => {
+        cleanup();
+        ticket.cancel('timeout');
+        reject(timeout.error());
+      }, timeout.ms);
+    }
+    if (signal) {
+      onAbort = () => {
+        cleanup();
+        ticket.cancel('cancelled');
+        reject(aborted());
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+  });
+}
