@@ -204,16 +204,16 @@ export class Collection {
   /** Starts the checks the waiting signatures need, then decides. */
   private step(): void {
     if (this.done) return;
-    this.verification.startChecks();
+    this.verification.startChecks(this.noMoreComing());
     this.settle();
   }
 
-  /** Collecting stops: what is outstanding counts as timed out and is cancelled. */
+  /** Collecting stops: what is outstanding counts as timed out and is cancelled; what waits is checked now. */
   private onDeadline(): void {
     if (this.done) return;
     this.deadlinePassed = true;
     for (let n = this.fanOut.expire(); n > 0; n--) this.respond('timeout');
-    this.settle();
+    this.step();
   }
 
   /** The answer is due and the collection has not ended (a check still waits for a worker). */

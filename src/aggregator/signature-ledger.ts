@@ -67,6 +67,11 @@ export class SignatureLedger {
     return { weight: this.acceptedWeightSum + this.unchecked.weight, signers: this.accepted.size + this.unchecked.count };
   }
 
+  /** Signatures waiting for a check (not in one). */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
   /** Nothing waits for a check and none is running. */
   get idle(): boolean {
     return this.waiting.length === 0 && this.checks === 0;

@@ -8,6 +8,7 @@ import { Aggregator, type AggregationEvent, type AggregationRequest, type Aggreg
 import type { ResponseResult } from '../../src/aggregator/collection.js';
 import { perSignatureVerify } from '../../bench/per-signature-verify.js';
 import { BlsPool } from '../../src/bls-pool/pool.js';
+import { minimumFold } from '../../src/aggregator/verification.js';
 import { DeadlineExceededError, QuorumNotReachedError, SigningSubnetNotAllowedError } from '../../src/aggregator/errors.js';
 import { OverloadedError } from '../../src/util/overloaded.js';
 import { classifyError } from '../../src/server/errors.js';
@@ -33,6 +34,7 @@ import {
   testNetwork,
   type Behaviour,
   type TestNetwork,
+  type TestValidator,
 } from './helpers.js';
 import { noble } from '../bls/helpers.js';
 import { cancellingPair, outsideSubgroupPair, useBlsPool } from '../bls-pool/helpers.js';
@@ -212,6 +214,93 @@ describe('the arrival that completes the target', () => {
     expect(answer(14)).toBeGreaterThan(0);
     const result = await done;
     expect(result.signedWeight).toBeGreaterThanOrEqual(161n);
+  });
+});
+
+describe('folds below the target', () => {
+  // 96 validators of weight 1: a fold below the target waits for minimumFold(96) = 3 answers.
+  const wide = testNetwork(Array.from({ length: 96 }, () => 1), 0, 'wide');
+
+  /** The pool's work, counted by operation. */
+  function countingPool(calls: string[]): BlsPool {
+    return new Proxy(pool, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        if (prop === 'suggestedParallelism') return value.bind(target);
+        return (...args: unknown[]) => {
+          calls.push(String(prop));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  }
+
+  /** Peers whose answers the test delivers by hand, and an aggregator over the 96. */
+  function byHand(calls: string[], deadlineMs: number): { agg: Aggregator; answers: Map<string, AskDone> } {
+    const answers = new Map<string, AskDone>();
+    const peers: PeerSource = {
+      isConnected: () => true,
+      penalize: () => undefined,
+      ask: (pk, _req, _timeoutMs, done) => {
+        answers.set(pk, done);
+        return { cancel: () => undefined };
+      },
+    };
+    const agg = new Aggregator({ sets: fixedSets(wide), epochs: fixedEpochs(), peers, pool: countingPool(calls), cache: new SignatureCache(), deadlineMs, requestTimeoutMs: 10_000, fanOut: { extraWeightPercent: 100, hedgeDelayMs: 10_000 } });
+    return { agg, answers };
+  }
+
+  async function asked(answers: Map<string, AskDone>): Promise<void> {
+    for (let i = 0; i < 500 && answers.size < 96; i++) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  function deliver(answers: Map<string, AskDone>, v: TestValidator, req: AggregationRequest): void {
+    answers.get(v.pkHex)!(undefined, { kind: 'signature', signature: sign(v, req.message.bytes) });
+  }
+
+  it('one fold per minimumFold answers, not one per turn: a fold hands the answers to a worker, which costs as much as checking five', async () => {
+    expect(minimumFold(96)).toBe(3);
+    const calls: string[] = [];
+    const { agg, answers } = byHand(calls, 5_000);
+    const req = request();
+    const done = agg.aggregate(req);
+    await asked(answers);
+    const answer = async (v: TestValidator): Promise<void> => {
+      deliver(answers, v, req);
+      await nextTurn();
+      await nextTurn();
+    };
+    // Each answer in a turn of its own: two wait, the third goes with them in one fold.
+    for (const v of wide.validators.slice(0, 2)) await answer(v);
+    expect(calls).toEqual([]);
+    await answer(wide.validators[2]!);
+    expect(calls).toEqual(['fold']);
+    // 65 of 96 reach 67%: 65 / 3 folds at most on the way, then the one task that completes it.
+    for (const v of wide.validators.slice(3, 65)) await answer(v);
+    const result = await done;
+    expect(result.signedWeight).toBe(65n);
+    expect(calls.filter((c) => c === 'fold').length).toBeLessThanOrEqual(21);
+    expect(calls.at(-1)).toBe('foldAndCheck');
+  });
+
+  it('at the deadline, answers short of a fold are checked all the same: the quorum without the buffer is returned, not a 504', async () => {
+    const calls: string[] = [];
+    const { agg, answers } = byHand(calls, 600);
+    const req = request({ quorumPercentageBuffer: 20 });
+    const done = agg.aggregate(req);
+    await asked(answers);
+    // 63 in one turn: one fold. Then two more, each in a turn of its own: they wait for a third
+    // that never comes. 65 reach 67% but not the 87% asked for (84).
+    for (const v of wide.validators.slice(0, 63)) deliver(answers, v, req);
+    for (let i = 0; i < 500 && !calls.includes('fold'); i++) await nextTurn();
+    for (const v of wide.validators.slice(63, 65)) {
+      deliver(answers, v, req);
+      await nextTurn();
+    }
+    const result = await done;
+    expect(result.signedWeight).toBe(65n);
+    expect(expectValid(result, 67, wide)).toHaveLength(65);
   });
 });
 

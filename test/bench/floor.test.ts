@@ -59,7 +59,7 @@ describe('the floor strategy', () => {
     ledger.add(4, signatureOf(4));
     ledger.add(1, garbage);
     expect(v.readyWeight).toBe(0n);
-    v.startChecks();
+    v.startChecks(false);
     // Accepted at once, inside startChecks: no worker round trip.
     expect(v.readyWeight).toBe(set.validators[4]!.weight + set.validators[1]!.weight);
     expect(v.readySigners).toBe(2);
@@ -72,7 +72,7 @@ describe('the floor strategy', () => {
     expect(ledger.idle).toBe(true);
 
     ledger.add(0, signatureOf(0));
-    v.startChecks();
+    v.startChecks(false);
     const check = await v.finalCheck();
     expect(check).toEqual({
       valid: true,
