@@ -75,6 +75,11 @@ export interface StrategyReport {
   idealMs: Percentiles;
   overheadMs: Percentiles;
   cpuMsPerAggregation: number;
+  /**
+   * The main thread's share of cpuMsPerAggregation (the event loop: peers, HTTP, the collection);
+   * the rest is the other threads' (BLS workers, V8's GC helpers). Absent without Linux's /proc.
+   */
+  mainThreadCpuMsPerAggregation?: number;
   throughputPerSec: number;
   /** Signers per signed message over the runs, and the mean destination gas per message. */
   signersPerMessage: { mean: number; min: number; max: number };
@@ -386,6 +391,7 @@ async function measureStrategy(
       idealMs: summarize(samples.map((s) => s.idealMs)),
       overheadMs: summarize(samples.map((s) => s.overheadMs)),
       cpuMsPerAggregation: round((measured.cpuUserMs + measured.cpuSystemMs) / ok.length),
+      ...(measured.mainThreadCpuMs !== undefined ? { mainThreadCpuMsPerAggregation: round(measured.mainThreadCpuMs / ok.length) } : {}),
       throughputPerSec: round((ok.length * 1000) / timed.wallMs, 1),
       signersPerMessage: { mean: mean(signerCounts), min: Math.min(...signerCounts), max: Math.max(...signerCounts) },
       destinationGasPerMessage: { granite: mean(samples.map((x) => x.destinationGas.granite)), preGranite: mean(samples.map((x) => x.destinationGas.preGranite)) },

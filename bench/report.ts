@@ -23,6 +23,11 @@ export interface DerivedFigures {
   cpuPerSignatureVerifyOverWarpgate?: number;
   /** Aggregations per second, `warpgate` / `floor`. */
   throughputWarpgateOverFloor?: number;
+  /**
+   * Service CPU per aggregation on the main thread and on the other threads (BLS workers, V8's GC
+   * helpers), for `warpgate` and the `floor`: where the CPU between them goes.
+   */
+  cpuSplitMs?: Partial<Record<'warpgate' | 'floor', { mainThread: number; otherThreads: number }>>;
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
@@ -44,6 +49,11 @@ export function derivedFigures(r: Measured): DerivedFigures {
     const cpu = ratio(p.cpuMsPerAggregation, w.cpuMsPerAggregation);
     if (cpu !== undefined) d.cpuPerSignatureVerifyOverWarpgate = cpu;
   }
+  for (const [name, s] of [['warpgate', w], ['floor', f]] as const) {
+    if (s?.mainThreadCpuMsPerAggregation === undefined) continue;
+    const mainThread = s.mainThreadCpuMsPerAggregation;
+    (d.cpuSplitMs ??= {})[name] = { mainThread, otherThreads: round2(Math.max(0, s.cpuMsPerAggregation - mainThread)) };
+  }
   return d;
 }
 
@@ -59,6 +69,8 @@ export function derivedLines(d: DerivedFigures): string[] {
     lines.push(`CPU per aggregation: \`perSignatureVerify\` / \`warpgate\` = ${d.cpuPerSignatureVerifyOverWarpgate.toFixed(1)}x`);
   }
   if (d.throughputWarpgateOverFloor !== undefined) lines.push(`Throughput: \`warpgate\` / \`floor\` = ${d.throughputWarpgateOverFloor.toFixed(2)}x`);
+  const split = Object.entries(d.cpuSplitMs ?? {}).map(([name, c]) => `\`${name}\` ${c.mainThread.toFixed(1)} + ${c.otherThreads.toFixed(1)} ms`);
+  if (split.length > 0) lines.push(`Service CPU per aggregation, main thread + other threads (BLS workers, GC helpers): ${split.join(', ')}`);
   return lines;
 }
 

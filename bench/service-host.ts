@@ -13,6 +13,7 @@ import { floor } from './floor.js';
 import { serveHost } from './ipc.js';
 import { perSignatureVerify } from './per-signature-verify.js';
 import type { Strategy } from './strategies.js';
+import { threadCpuMs } from './thread-cpu.js';
 
 export interface StartRequest {
   type: 'start';
@@ -29,6 +30,8 @@ export interface MeasureStartRequest {
 export interface ServiceMeasurement {
   cpuUserMs: number;
   cpuSystemMs: number;
+  /** The main thread's share of it (undefined without Linux's /proc: thread-cpu.ts). */
+  mainThreadCpuMs?: number;
   wallMs: number;
   eventLoopDelay: { p50Ms: number; p99Ms: number; maxMs: number };
   maxWorkerQueue: number;
@@ -58,6 +61,7 @@ let service: Service | undefined;
 let measuring:
   | {
       cpu: NodeJS.CpuUsage;
+      mainThreadCpu: number | undefined;
       startedAt: number;
       loop: IntervalHistogram;
       sampler: NodeJS.Timeout;
@@ -153,7 +157,7 @@ serveHost(
       const responses = await responseCounts(service);
       const signers = await signerFigures(service);
       const sampler = setInterval(() => sample(), SAMPLE_MS);
-      measuring = { cpu: process.cpuUsage(), startedAt: performance.now(), loop, sampler, responses, signers, rssAtStart: process.memoryUsage.rss(), profile };
+      measuring = { cpu: process.cpuUsage(), mainThreadCpu: threadCpuMs(), startedAt: performance.now(), loop, sampler, responses, signers, rssAtStart: process.memoryUsage.rss(), profile };
       return null;
     },
     'measure-stop': async (): Promise<ServiceMeasurement> => {
@@ -161,6 +165,7 @@ serveHost(
       if (!m) throw new Error('measure-stop before measure-start');
       measuring = undefined;
       const cpu = process.cpuUsage(m.cpu);
+      const mainThreadCpu = threadCpuMs();
       const wallMs = performance.now() - m.startedAt;
       clearInterval(m.sampler);
       const responses = await responseCounts(service!);
@@ -185,6 +190,7 @@ serveHost(
       return {
         cpuUserMs: cpu.user / 1000,
         cpuSystemMs: cpu.system / 1000,
+        ...(mainThreadCpu !== undefined && m.mainThreadCpu !== undefined ? { mainThreadCpuMs: mainThreadCpu - m.mainThreadCpu } : {}),
         wallMs,
         eventLoopDelay: { p50Ms: ms(m.loop.percentile(50)), p99Ms: ms(m.loop.percentile(99)), maxMs: ms(m.loop.max) },
         maxWorkerQueue: maxQueue,

@@ -4,6 +4,7 @@ import { BenchArgsError, DEFAULT_OPTIONS, USAGE, parseArgs } from '../../bench/a
 import { cdfChart, niceStep, timelineChart, wrapText, xScaleFor } from '../../bench/chart.js';
 import { choose, lognormalDelay, uniform } from '../../bench/random.js';
 import { chartOf, chartPath, derivedFigures, markdownTable } from '../../bench/report.js';
+import { statCpuMs, threadCpuMs } from '../../bench/thread-cpu.js';
 import type { BenchReport, StrategyReport } from '../../bench/harness.js';
 import { STRATEGIES } from '../../bench/strategies.js';
 import { destinationGas } from '../../bench/warp-gas.js';
@@ -313,6 +314,27 @@ describe('report: the floor and the figures derived within one run', () => {
     expect(derivedFigures({ warpgate, perSignatureVerify })).toEqual({ cpuPerSignatureVerifyOverWarpgate: 9 });
     expect(derivedFigures({ floor, perSignatureVerify })).toEqual({});
     expect(derivedFigures({ warpgate, floor: { ...floor, cpuMsPerAggregation: 0 } })).not.toHaveProperty('cpuWarpgateOverFloor');
+  });
+
+  it('splits the service CPU between the main thread and the others for warpgate and the floor, where the run read it', () => {
+    const split = derivedFigures({ warpgate: { ...warpgate, mainThreadCpuMsPerAggregation: 40 }, floor: { ...floor, mainThreadCpuMsPerAggregation: 30 }, perSignatureVerify });
+    expect(split.cpuSplitMs).toEqual({ warpgate: { mainThread: 40, otherThreads: 50 }, floor: { mainThread: 30, otherThreads: 6 } });
+    // A tick of /proc's 10 ms can put the main thread above the whole: the rest is never negative.
+    expect(derivedFigures({ floor: { ...floor, mainThreadCpuMsPerAggregation: 37 } }).cpuSplitMs).toEqual({ floor: { mainThread: 37, otherThreads: 0 } });
+    expect(derivedFigures({ warpgate, floor })).not.toHaveProperty('cpuSplitMs');
+    const table = markdownTable(benchReport({ warpgate: { ...warpgate, mainThreadCpuMsPerAggregation: 40 }, floor }));
+    expect(table).toContain('Service CPU per aggregation, main thread + other threads (BLS workers, GC helpers): `warpgate` 40.0 + 50.0 ms');
+    expect(table).not.toMatch(/`floor` [\d.]+ \+/);
+  });
+
+  it('reads a thread’s CPU time from its /proc stat line, whatever its name holds', () => {
+    // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime …
+    expect(statCpuMs('4242 (node) S 1 4242 4242 0 -1 4194560 100 0 0 0 123 45 0 0 20 0 11 0')).toBe(1680);
+    expect(statCpuMs('4242 (a b) (c)) R 1 4242 4242 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0')).toBe(100);
+    expect(() => statCpuMs('not a stat line')).toThrow(/not a \/proc stat line/);
+    const now = threadCpuMs();
+    if (process.platform === 'linux') expect(now).toBeGreaterThanOrEqual(0);
+    else expect(now).toBeUndefined();
   });
 
   it('the table has a row per strategy measured, the floor marked unverified, and the derived lines', () => {
