@@ -67,11 +67,11 @@ export type VerificationStrategy = (ctx: VerificationContext) => Verification;
 
 /**
  * Signatures a fold below the target waits for: one per 32 validators of the set, at most 32.
- * Handing a task to a worker and back costs about as much CPU as decompressing five signatures
- * (~0.11 ms, both threads together), and answers arrive a few at a time: folding each turn's
- * answers made ~40 folds per aggregation at 1,000 validators, this makes ~20 at most on a set of
- * any size. The fold that completes the target takes what is still waiting (at most 31 more,
- * ~22 µs each). Measured: README "Performance".
+ * Handing a task to a worker and back costs about as much CPU as decompressing four signatures
+ * (~0.09 ms, both threads together: bench/fold-batches.ts), and answers arrive a few at a time:
+ * folding each turn's answers made ~40 folds per aggregation at 1,000 validators, this makes ~18.
+ * The fold that completes the target takes what is still waiting (at most 31 more, ~22 µs each).
+ * Measured: README "Performance".
  */
 export function minimumFold(validators: number): number {
   return Math.min(32, Math.max(1, Math.floor(validators / 32)));

@@ -1,0 +1,77 @@
+// What a fold's worker hand-off costs against the signatures it carries: the BLS pool folds one
+// aggregation's worth of signatures (560, about what 1,000 validators' 67% takes on the bench's
+// weights) in batches of N, each fold a task with the previous sum as its base, then makes the
+// final check; reported as CPU of the whole process (main thread and workers) per aggregation.
+// Behind verification.ts minimumFold.
+//   node --import tsx bench/fold-batches.ts [--batches 560,64,32,16,8,4,2,1] [--repeats 20] [--json FILE]
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { loadBackend } from '../src/bls/index.js';
+import { BlsPool } from '../src/bls-pool/pool.js';
+
+const SIGNATURES = 560;
+
+const USAGE = 'usage: node --import tsx bench/fold-batches.ts [--batches 560,64,32,16,8,4,2,1] [--repeats 20] [--json FILE]';
+
+function options(): { batches: number[]; repeats: number; json: string | undefined } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: { batches: { type: 'string', default: '560,64,32,16,8,4,2,1' }, repeats: { type: 'string', default: '20' }, json: { type: 'string' } },
+    }));
+  } catch (err) {
+    return refuse(err instanceof Error ? err.message : String(err));
+  }
+  const batches = values.batches.split(',').map(Number);
+  const repeats = Number(values.repeats);
+  if (batches.some((b) => !Number.isInteger(b) || b < 1)) return refuse(`--batches takes positive integers separated by commas, got '${values.batches}'`);
+  if (!Number.isInteger(repeats) || repeats < 1) return refuse(`--repeats takes a positive integer, got '${values.repeats}'`);
+  return { batches, repeats, json: values.json };
+}
+
+function refuse(why: string): never {
+  console.error(`${why}\n${USAGE}`);
+  process.exit(2);
+}
+
+const { batches, repeats, json } = options();
+
+const bls = loadBackend('blst');
+const message = new TextEncoder().encode('fold-batches: one message, many signers');
+const keys = Array.from({ length: SIGNATURES }, () => bls.generateSecretKey());
+const pks = keys.map((sk) => bls.publicKeyOf(sk).bytes);
+const sigs = keys.map((sk) => bls.sign(sk, message).bytes);
+const pool = new BlsPool({ backend: 'blst', threads: 2 });
+await pool.warm();
+
+/** One aggregation: folds of `batch` signatures, one after the other, then the final check. */
+async function aggregation(batch: number): Promise<void> {
+  let base: Uint8Array[] = [];
+  for (let i = 0; i < SIGNATURES; i += batch) {
+    const folded = await pool.fold({ sigs: sigs.slice(i, i + batch), pks: pks.slice(i, i + batch), base });
+    base = [folded.partial!];
+  }
+  if (!(await pool.finalize({ message, parts: base })).valid) throw new Error('the aggregate did not verify');
+}
+
+// Warm the threads and the JIT on every path first, so that the first row is not the slowest.
+for (const batch of [SIGNATURES, 8]) for (let r = 0; r < 3; r++) await aggregation(batch);
+const loadBefore = loadavg()[0] ?? 0;
+const rows: { batch: number; folds: number; cpuMsPerAggregation: number; wallMsPerAggregation: number }[] = [];
+for (const batch of batches) {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let r = 0; r < repeats; r++) await aggregation(batch);
+  const used = process.cpuUsage(cpu);
+  const round = (x: number): number => Math.round(x * 100) / 100;
+  rows.push({ batch, folds: Math.ceil(SIGNATURES / batch), cpuMsPerAggregation: round((used.user + used.system) / 1000 / repeats), wallMsPerAggregation: round((performance.now() - started) / repeats) });
+}
+await pool.close();
+
+const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version, loadAverage1m: { before: loadBefore, after: loadavg()[0] ?? 0 } };
+console.log(`${SIGNATURES} signatures per aggregation, blst, 2 worker threads, ${repeats} aggregations per row; ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverage1m.before.toFixed(2)} → ${machine.loadAverage1m.after.toFixed(2)}\n`);
+console.log('| signatures per fold | folds | CPU ms / aggregation (all threads) | wall ms / aggregation |');
+console.log('|---:|---:|---:|---:|');
+for (const r of rows) console.log(`| ${r.batch} | ${r.folds} | ${r.cpuMsPerAggregation.toFixed(1)} | ${r.wallMsPerAggregation.toFixed(1)} |`);
+if (json) writeFileSync(json, `${JSON.stringify({ machine, signatures: SIGNATURES, repeats, rows }, null, 2)}\n`);
