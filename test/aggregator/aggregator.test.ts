@@ -165,18 +165,24 @@ describe('stopping at the target', () => {
   });
 });
 
+/** Peers that never answer on their own: the test delivers each answer by hand, through `answers`. */
+function peersByHand(): { peers: PeerSource; answers: Map<string, AskDone> } {
+  const answers = new Map<string, AskDone>();
+  const peers: PeerSource = {
+    isConnected: () => true,
+    penalize: () => undefined,
+    ask: (pk, _req, _timeoutMs, done) => {
+      answers.set(pk, done);
+      return { cancel: () => undefined };
+    },
+  };
+  return { peers, answers };
+}
+
 describe('the arrival that completes the target', () => {
   it('starts its check at once, in the same turn, while arrivals short of the target wait for the end of the turn', async () => {
     // Answers delivered by hand; the pool counts the work handed to it (any operation).
-    const answers = new Map<string, AskDone>();
-    const peers: PeerSource = {
-      isConnected: () => true,
-      penalize: () => undefined,
-      ask: (pk, _req, _timeoutMs, done) => {
-        answers.set(pk, done);
-        return { cancel: () => undefined };
-      },
-    };
+    const { peers, answers } = peersByHand();
     let handed = 0;
     let settled = 0;
     const counting = new Proxy(pool, {
@@ -238,15 +244,7 @@ describe('folds below the target', () => {
 
   /** Peers whose answers the test delivers by hand, and an aggregator over the 96. */
   function byHand(calls: string[], deadlineMs: number): { agg: Aggregator; answers: Map<string, AskDone> } {
-    const answers = new Map<string, AskDone>();
-    const peers: PeerSource = {
-      isConnected: () => true,
-      penalize: () => undefined,
-      ask: (pk, _req, _timeoutMs, done) => {
-        answers.set(pk, done);
-        return { cancel: () => undefined };
-      },
-    };
+    const { peers, answers } = peersByHand();
     const agg = new Aggregator({ sets: fixedSets(wide), epochs: fixedEpochs(), peers, pool: countingPool(calls), cache: new SignatureCache(), deadlineMs, requestTimeoutMs: 10_000, fanOut: { extraWeightPercent: 100, hedgeDelayMs: 10_000 } });
     return { agg, answers };
   }
