@@ -19,7 +19,7 @@
 // verify at the destination. When it fails, bisection drops the bad ones as after any failed
 // check, and collecting goes on.
 import type { FinalizeResult, FoldAndCheckResult, FoldResult, RunningSum } from '../bls-pool/messages.js';
-import type { BlsVerifier, FinalCheck } from '../bls-pool/verifier.js';
+import type { BlsVerifier, FinalCheck, FoldAndCheckRequest } from '../bls-pool/verifier.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { minimalSigners } from '../validators/minimal-signers.js';
 import type { Arrival, SignatureLedger } from './signature-ledger.js';
@@ -209,22 +209,28 @@ class RunningSumVerification implements Verification {
   private async fold(batch: Arrival[]): Promise<void> {
     const { ledger, pool, targetWeight, message } = this.ctx;
     const base = this.sums.splice(0);
+    const baseMembers = base.flatMap((b) => b.members);
+    const baseWeight = base.reduce((w, b) => w + b.weight, 0n);
     const { sigs, pks } = ledger.batchOf(batch);
     const folded = { sigs, pks, base: base.map((b) => b.part) };
-    const weightIfAllDecode = [...base.map((b) => b.weight), ...batch.map((a) => ledger.weightOf(a.index))].reduce((w, x) => w + x, 0n);
-    const completes = weightIfAllDecode >= targetWeight;
+    const completes = batch.reduce((w, a) => w + ledger.weightOf(a.index), baseWeight) >= targetWeight;
     let fewest: number[] | undefined;
     let r: FoldAndCheckResult | (FoldResult & { check?: undefined });
     if (completes) {
-      const all = [...base.flatMap((b) => b.members), ...batch.map((a) => a.index)];
+      const all = [...baseMembers, ...batch.map((a) => a.index)];
       fewest = this.ctx.minimizeSigners ? this.fewestSigners(all) : undefined;
-      const subset = fewest && { signatures: ledger.batchOf([...base.flatMap((b) => b.members), ...batch]), positions: positionsOf(fewest, all) };
+      let subset: FoldAndCheckRequest['subset'];
+      if (fewest) {
+        // Every signature the fold's result holds, in `all`'s order: the base's, then the batch's.
+        const held = ledger.batchOf(baseMembers);
+        subset = { signatures: { sigs: [...held.sigs, ...sigs], pks: [...held.pks, ...pks] }, positions: positionsOf(fewest, all) };
+      }
       r = await pool.foldAndCheck({ ...folded, message, subset });
     } else r = await pool.fold(folded);
     if (ledger.isClosed) return;
     const rejected = new Set(r.rejected);
-    const members = base.flatMap((b) => b.members);
-    let weight = base.reduce((sum, b) => sum + b.weight, 0n);
+    const members = [...baseMembers];
+    let weight = baseWeight;
     batch.forEach((a, i) => {
       if (rejected.has(i)) {
         ledger.reject(a, 'the signature is not a valid G2 point');
