@@ -5,7 +5,7 @@ import { bytesToHex, hexToBytes } from '../warp/hex.js';
 import { authMessage, newChallenge, type VerifyPossession } from './auth.js';
 import { PeerRequestError } from './errors.js';
 import type { RequestFailure } from '../util/request-failure.js';
-import { askAsPromise, failedAsk, type AskDone, type AskTicket, type CancelWhy } from '../util/ask.js';
+import { askAsPromise, failedAsk, PendingAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { CloseCode, ProtocolError, SIGN_HEADER_BYTES, decodeFrame, encodeFrame, type SignerFrame } from './frames.js';
 import { startHeartbeat } from './heartbeat.js';
 import type { PeerLogger } from './logger.js';
@@ -42,19 +42,17 @@ export interface SessionHooks {
 const NOTHING = Buffer.alloc(0);
 
 /** A request of this session, from ask() to its answer; its own ticket. */
-class Pending implements AskTicket {
+class Pending extends PendingAsk<PeerAnswer> {
   constructor(
-    private readonly session: ServiceSession,
+    session: ServiceSession,
     readonly id: number,
     /** The shared sign body (encodeSignBody) until the request is sent; nothing after. */
     public body: Buffer,
-    /** Epoch ms past which the heartbeat drops it, should its caller never cancel it. */
-    readonly deadline: number,
-    readonly done: AskDone<PeerAnswer>,
-  ) {}
-
-  cancel(_why: CancelWhy): void {
-    this.session.forget(this);
+    /** The heartbeat drops it past its deadline, should its caller never cancel it. */
+    deadline: number,
+    done: AskDone<PeerAnswer>,
+  ) {
+    super(session, deadline, done);
   }
 }
 

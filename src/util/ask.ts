@@ -20,6 +20,24 @@ export interface AskTicket {
   cancel(why: CancelWhy): void;
 }
 
+/**
+ * A transport's request from ask() to its answer, its own ticket: cancelling it makes its owner
+ * (the session or connection that sent it) forget it, freeing its slot and ignoring a late
+ * answer. Each transport extends it with what it keeps per request.
+ */
+export abstract class PendingAsk<A> implements AskTicket {
+  constructor(
+    private readonly owner: { forget(p: PendingAsk<A>): void },
+    /** Epoch ms: when the owner gives up on it, should its caller never cancel it. */
+    readonly deadline: number,
+    readonly done: AskDone<A>,
+  ) {}
+
+  cancel(_why: CancelWhy): void {
+    this.owner.forget(this);
+  }
+}
+
 class FailedAsk<A> implements AskTicket {
   private cancelled = false;
 
