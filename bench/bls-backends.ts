@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { round } from './stats.js';
 import { blstUnavailableReason, loadBackend, nobleBackend } from '../src/bls/index.js';
 import type { BlsBackend, PublicKey, SecretKey } from '../src/bls/types.js';
 
@@ -149,10 +150,6 @@ function parseArgs(argv: string[]): { json?: string } {
   return out;
 }
 
-function round2(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
 function formatMs(ms: number): string {
   if (ms >= 100) return `${ms.toFixed(0)} ms`;
   if (ms >= 1) return `${ms.toFixed(2)} ms`;
@@ -182,7 +179,7 @@ function main(): void {
     cores: cpus().length,
     platform: `${platform()}-${arch()}`,
     node: process.version,
-    loadAverage1m: { before: round2(loadBefore), after: round2(loadavg()[0] ?? 0) },
+    loadAverage1m: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
   };
   const rows: [string, (f: BackendFigures) => Figure, (f: BackendFigures) => string][] = [
     ['verify one signature', (f) => f.verifyOne, (f) => `median of ${f.verifyOne.iterations}`],

@@ -9,6 +9,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadBackend } from '../src/bls/index.js';
 import { BlsPool } from '../src/bls-pool/pool.js';
+import { round } from './stats.js';
 
 const SIGNATURES = 560;
 
@@ -64,8 +65,7 @@ for (const batch of batches) {
   const started = performance.now();
   for (let r = 0; r < repeats; r++) await aggregation(batch);
   const used = process.cpuUsage(cpu);
-  const round = (x: number): number => Math.round(x * 100) / 100;
-  rows.push({ batch, folds: Math.ceil(SIGNATURES / batch), cpuMsPerAggregation: round((used.user + used.system) / 1000 / repeats), wallMsPerAggregation: round((performance.now() - started) / repeats) });
+  rows.push({ batch, folds: Math.ceil(SIGNATURES / batch), cpuMsPerAggregation: round((used.user + used.system) / 1000 / repeats, 2), wallMsPerAggregation: round((performance.now() - started) / repeats, 2) });
 }
 await pool.close();
 

@@ -29,7 +29,7 @@ import type { ConnectRequest, PrepareRequest } from './signer-host.js';
 import type { HostMeasurement } from './host-measurement.js';
 import type { StartedNodes, StartNodesRequest } from './node-host.js';
 import { bytesToHex } from '../src/warp/hex.js';
-import { summarize, type Percentiles } from './stats.js';
+import { round, summarize, type Percentiles } from './stats.js';
 import { destinationGas, type DestinationGas } from './warp-gas.js';
 import { derivedFigures, type DerivedFigures } from './report.js';
 
@@ -171,7 +171,6 @@ export class BenchRunError extends Error {
 
 export type Log = (line: string) => void;
 
-const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
 const seconds = (ms: number): number => round(ms / 1000, 1);
 const weightPercent = (w: bigint, total: bigint): number => Number((w * 10_000n) / total) / 100;
 

@@ -4,7 +4,7 @@
 import { cdfChart, timelineChart, type Series } from './chart.js';
 import type { BenchReport, StrategyReport } from './harness.js';
 import { STRATEGIES, UNVERIFIABLE, type Strategy } from './strategies.js';
-import type { Percentiles } from './stats.js';
+import { round, type Percentiles } from './stats.js';
 
 const ms = (p: Percentiles): string => [p.p50, p.p90, p.p99].map((x) => x.toFixed(1)).join(' / ');
 
@@ -30,8 +30,7 @@ export interface DerivedFigures {
   cpuSplitMs?: Partial<Record<'warpgate' | 'floor', { mainThread: number; otherThreads: number }>>;
 }
 
-const round2 = (x: number): number => Math.round(x * 100) / 100;
-const ratio = (a: number, b: number): number | undefined => (b > 0 ? round2(a / b) : undefined);
+const ratio = (a: number, b: number): number | undefined => (b > 0 ? round(a / b, 2) : undefined);
 
 type Measured = Partial<Record<Strategy, StrategyReport>>;
 
@@ -39,7 +38,7 @@ export function derivedFigures(r: Measured): DerivedFigures {
   const { warpgate: w, floor: f, perSignatureVerify: p } = r;
   const d: DerivedFigures = {};
   if (w && f) {
-    d.overheadAboveFloorMs = { p50: round2(w.overheadMs.p50 - f.overheadMs.p50), p99: round2(w.overheadMs.p99 - f.overheadMs.p99) };
+    d.overheadAboveFloorMs = { p50: round(w.overheadMs.p50 - f.overheadMs.p50, 2), p99: round(w.overheadMs.p99 - f.overheadMs.p99, 2) };
     const cpu = ratio(w.cpuMsPerAggregation, f.cpuMsPerAggregation);
     if (cpu !== undefined) d.cpuWarpgateOverFloor = cpu;
     const throughput = ratio(w.throughputPerSec, f.throughputPerSec);
@@ -52,7 +51,7 @@ export function derivedFigures(r: Measured): DerivedFigures {
   for (const [name, s] of [['warpgate', w], ['floor', f]] as const) {
     if (s?.mainThreadCpuMsPerAggregation === undefined) continue;
     const mainThread = s.mainThreadCpuMsPerAggregation;
-    (d.cpuSplitMs ??= {})[name] = { mainThread, otherThreads: round2(Math.max(0, s.cpuMsPerAggregation - mainThread)) };
+    (d.cpuSplitMs ??= {})[name] = { mainThread, otherThreads: round(Math.max(0, s.cpuMsPerAggregation - mainThread), 2) };
   }
   return d;
 }

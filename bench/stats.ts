@@ -15,9 +15,9 @@ export function percentile(samples: readonly number[], p: number): number {
   return sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
 }
 
-/** Rounded to microseconds: finer digits would only be noise. */
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
+/** `x` to `digits` decimals: the bench's figures carry no more than they measure (ms to µs by default). */
+export function round(x: number, digits = 3): number {
+  return Math.round(x * 10 ** digits) / 10 ** digits;
 }
 
 export function summarize(samples: readonly number[]): Percentiles {
