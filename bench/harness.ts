@@ -104,6 +104,14 @@ export interface StrategyReport {
     /** [seconds into the timed runs, resident MB], to see whether memory levels off. */
     rssTimelineMb: [number, number][];
     responses: Record<string, number>;
+    /**
+     * By the service's own clock, over the successful runs: `signersInMs`, from its first peer
+     * request until the signers' weight had arrived (what it read, later than `idealMs` when the
+     * answers wait for the CPU); `ownMs`, the rest of the aggregation, the service's own time
+     * (before the first request, and after the signatures were in: the checks and the decision).
+     */
+    signersInMs: Percentiles;
+    ownMs: Percentiles;
     cpuProfile?: string;
   };
   /** Event-loop delay of the processes hosting the validators (their lateness adds to latency). */
@@ -411,6 +419,8 @@ async function measureStrategy(
         rssAtEndMb: mb(measured.rssAtEndBytes),
         rssTimelineMb: measured.rssTimeline.map(([ms, bytes]) => [round(ms / 1000, 1), mb(bytes)]),
         responses: measured.responses,
+        signersInMs: summarize(measured.aggregations.map((a) => round(a.signersInMs))),
+        ownMs: summarize(measured.aggregations.map((a) => round(a.ms - a.signersInMs))),
         ...(measured.cpuProfileFile ? { cpuProfile: measured.cpuProfileFile } : {}),
       },
       signerHostsEventLoopDelayMs: {

@@ -17,6 +17,14 @@ const gas = (g: number): string => Math.round(g).toLocaleString('en-US');
 export interface DerivedFigures {
   /** `warpgate`'s overhead minus the `floor`'s, ms: what warpgate adds above the path's own cost. */
   overheadAboveFloorMs?: { p50: number; p99: number };
+  /**
+   * The p50 overhead above the floor in two parts, by the service's own clock: `signersInLater`,
+   * how much later the signers' weight was read in (answers waiting for a busy CPU, or the main
+   * thread); `serviceOwn`, how much more of the service's own time the aggregation took (the
+   * checks after the signatures were in, and the decision). Differences of medians: close to the
+   * p50 overhead above the floor, not equal to it.
+   */
+  overheadAboveFloorSplitMs?: { signersInLater: number; serviceOwn: number };
   /** Service CPU per aggregation, `warpgate` / `floor`. */
   cpuWarpgateOverFloor?: number;
   /** Service CPU per aggregation, `perSignatureVerify` / `warpgate`. */
@@ -39,6 +47,10 @@ export function derivedFigures(r: Measured): DerivedFigures {
   const d: DerivedFigures = {};
   if (w && f) {
     d.overheadAboveFloorMs = { p50: round(w.overheadMs.p50 - f.overheadMs.p50, 2), p99: round(w.overheadMs.p99 - f.overheadMs.p99, 2) };
+    d.overheadAboveFloorSplitMs = {
+      signersInLater: round(w.service.signersInMs.p50 - f.service.signersInMs.p50, 2),
+      serviceOwn: round(w.service.ownMs.p50 - f.service.ownMs.p50, 2),
+    };
     const cpu = ratio(w.cpuMsPerAggregation, f.cpuMsPerAggregation);
     if (cpu !== undefined) d.cpuWarpgateOverFloor = cpu;
     const throughput = ratio(w.throughputPerSec, f.throughputPerSec);
@@ -62,6 +74,13 @@ export function derivedLines(d: DerivedFigures): string[] {
   if (d.overheadAboveFloorMs) {
     const { p50, p99 } = d.overheadAboveFloorMs;
     lines.push(`Overhead above the floor, \`warpgate\` − \`floor\`: ${p50.toFixed(1)} ms p50, ${p99.toFixed(1)} ms p99`);
+  }
+  if (d.overheadAboveFloorSplitMs) {
+    const { signersInLater, serviceOwn } = d.overheadAboveFloorSplitMs;
+    lines.push(
+      `By the service's clock (p50), \`warpgate\` − \`floor\`: signers' weight read in ${signersInLater.toFixed(1)} ms later, ` +
+        `the service's own time (checks, decision) ${serviceOwn.toFixed(1)} ms longer`,
+    );
   }
   if (d.cpuWarpgateOverFloor !== undefined) lines.push(`CPU per aggregation: \`warpgate\` / \`floor\` = ${d.cpuWarpgateOverFloor.toFixed(2)}x`);
   if (d.cpuPerSignatureVerifyOverWarpgate !== undefined) {

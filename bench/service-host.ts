@@ -46,6 +46,13 @@ export interface ServiceMeasurement {
   responses: Record<string, number>;
   /** Over the measured interval: signers in the signed messages, signatures the final checks proved, and the fewest signers' own checks (count, seconds). */
   signers: SignerFigures;
+  /**
+   * Each successful aggregation's timing by the service's own clock, ms: `ms` from the request
+   * reaching the aggregator to its result, `signersInMs` from the first peer request until the
+   * signers' weight had arrived (the aggregator's idealMs). Their difference is the service's own
+   * time: before the first request, and after the signatures were in (the checks, the decision).
+   */
+  aggregations: { ms: number; signersInMs: number }[];
   cpuProfileFile?: string;
 }
 
@@ -67,6 +74,7 @@ let measuring:
       sampler: NodeJS.Timeout;
       responses: Record<string, number>;
       signers: SignerFigures;
+      aggregations: { ms: number; signersInMs: number }[];
       rssAtStart: number;
       profile?: { session: Session; file: string };
     }
@@ -131,7 +139,15 @@ serveHost(
       const config = loadConfig({ env: {}, overrides: req.overrides });
       // Warnings and errors only: one log line per request would be the logger's cost, not ours.
       const logger = pino({ level: 'warn', base: { service: 'warpgate', bench: req.strategy } }, pino.destination(2));
-      service = await startService(config, { logger, verification: VERIFICATION[req.strategy] });
+      service = await startService(config, {
+        logger,
+        verification: VERIFICATION[req.strategy],
+        events: {
+          onAggregation: (e) => {
+            if (measuring && e.outcome === 'success' && e.idealMs !== undefined) measuring.aggregations.push({ ms: e.ms, signersInMs: e.idealMs });
+          },
+        },
+      });
       return { url: service.url };
     },
     // Validators connected either way: signer peers that dialled in, avalanchego nodes the service dialled.
@@ -157,7 +173,7 @@ serveHost(
       const responses = await responseCounts(service);
       const signers = await signerFigures(service);
       const sampler = setInterval(() => sample(), SAMPLE_MS);
-      measuring = { cpu: process.cpuUsage(), mainThreadCpu: threadCpuMs(), startedAt: performance.now(), loop, sampler, responses, signers, rssAtStart: process.memoryUsage.rss(), profile };
+      measuring = { cpu: process.cpuUsage(), mainThreadCpu: threadCpuMs(), startedAt: performance.now(), loop, sampler, responses, signers, aggregations: [], rssAtStart: process.memoryUsage.rss(), profile };
       return null;
     },
     'measure-stop': async (): Promise<ServiceMeasurement> => {
@@ -201,6 +217,7 @@ serveHost(
         rssTimeline: thin(rssTimeline),
         responses,
         signers,
+        aggregations: m.aggregations,
         ...(cpuProfileFile ? { cpuProfileFile } : {}),
       };
     },

@@ -186,7 +186,7 @@ export class Aggregator {
       return Promise.reject(new OverloadedError(`too many aggregations under way (${this.maxConcurrent}); retry shortly`, 1));
     }
     this.running++;
-    const started = Date.now();
+    const started = performance.now();
     const own = opts.deadline ? undefined : this.startDeadline(opts.deadlineMs);
     const deadline = opts.deadline ?? own!;
     const known: { subnetId?: Uint8Array } = {};
@@ -195,7 +195,7 @@ export class Aggregator {
         const { signedWeight, totalWeight, subnetId, idealMs } = result;
         this.opts.events?.onAggregation?.({
           outcome: 'success',
-          ms: Date.now() - started,
+          ms: performance.now() - started,
           subnetId,
           signedWeight,
           totalWeight,
@@ -207,7 +207,7 @@ export class Aggregator {
         return result;
       })
       .catch((err: unknown) => {
-        const ms = Date.now() - started;
+        const ms = performance.now() - started;
         if (err instanceof QuorumNotReachedError) {
           this.opts.events?.onAggregation?.({ outcome: 'quorum_not_reached', ms, subnetId: known.subnetId, signedWeight: err.signedWeight, totalWeight: err.totalWeight });
         } else {

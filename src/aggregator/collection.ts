@@ -110,7 +110,7 @@ export class Collection {
       this.stats,
       {
         signature: (index, sig) => {
-          this.live.set(index, Date.now() - this.startedAt);
+          this.live.set(index, performance.now() - this.startedAt);
           const before = this.ledger.inHand().weight;
           this.ledger.add(index, sig);
           // The arrival that brings the weight in hand to the target starts the checks at once:
@@ -148,7 +148,7 @@ export class Collection {
     return new Promise<CollectionOutcome>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
-      this.startedAt = Date.now();
+      this.startedAt = performance.now();
       this.timer = setTimeout(() => this.onDeadline(), Math.max(0, this.input.deadlineAt - Date.now()));
       if (this.input.answerBy !== undefined) {
         this.lateTimer = setTimeout(() => this.onLate(), Math.max(0, this.input.answerBy - Date.now()));

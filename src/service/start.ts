@@ -59,6 +59,8 @@ export interface ServiceOptions {
   verification?: VerificationStrategy;
   /** Builds P-Chain L1 messages (GET …/aggregateSignatures/{txHash}, justification-only POSTs). */
   l1?: (node: NodeClient) => L1MessageBuilder;
+  /** The aggregator's events, to a listener of the embedder's own, after the metrics and the status page have them. */
+  events?: AggregatorEvents;
 }
 
 type AggregatorEvents = NonNullable<AggregatorOptions['events']>;
@@ -130,7 +132,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     minimizeSigners: config.aggregation.minimizeSigners,
     fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
     verification: opts.verification,
-    events: allOf(metrics.aggregatorEvents, status.aggregatorEvents),
+    events: allOf(metrics.aggregatorEvents, status.aggregatorEvents, ...(opts.events ? [opts.events] : [])),
   });
   const proxy = createProxyRouter({
     upstreams: {

@@ -471,7 +471,9 @@ describe('what a finished aggregation reports', () => {
     const req = request();
     const first = await agg.aggregate(req);
     expect(expectValid(first)).toContain(byWeight(40));
-    expect(first.idealMs).toBeGreaterThanOrEqual(300);
+    // 299: a timer counts whole milliseconds from the event loop's cached clock, the collection
+    // reads a precise one, so the 300 ms answer can read a fraction of a millisecond early.
+    expect(first.idealMs).toBeGreaterThanOrEqual(299);
     const second = await agg.aggregate(req);
     expect(second.stats.fromCache).toBe(first.signers.length);
     expect(second.idealMs).toBe(0);

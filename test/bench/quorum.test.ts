@@ -49,6 +49,7 @@ describe('npm run bench', () => {
     expect(stderr).not.toMatch(/^(warpgate|warpgateAllSigners|perSignatureVerify): signature verification SKIPPED/m);
     expect(stdout).toMatch(/^`floor`: signature verification skipped\./m);
     expect(stdout).toMatch(/^Overhead above the floor, `warpgate` − `floor`: -?[\d.]+ ms p50, -?[\d.]+ ms p99/m);
+    expect(stdout).toMatch(/^By the service's clock \(p50\), `warpgate` − `floor`: signers' weight read in -?[\d.]+ ms later, the service's own time \(checks, decision\) -?[\d.]+ ms longer/m);
     expect(stdout).toMatch(/^CPU per aggregation: `warpgate` \/ `floor` = [\d.]+x/m);
     expect(stdout).toMatch(/^Throughput: `warpgate` \/ `floor` = [\d.]+x/m);
     expect(stdout).toMatch(/^Fewest signers: `warpgate` put [\d.]+ signers per message of the [\d.]+ signatures its final checks proved on the same runs/m);
@@ -61,6 +62,10 @@ describe('npm run bench', () => {
     // The derived figures are those of the strategies in this very report.
     expect(report.derived.cpuWarpgateOverFloor).toBeCloseTo(report.warpgate.cpuMsPerAggregation / report.floor.cpuMsPerAggregation, 1);
     expect(report.derived.overheadAboveFloorMs.p50).toBeCloseTo(report.warpgate.overheadMs.p50 - report.floor.overheadMs.p50, 1);
+    expect(report.derived.overheadAboveFloorSplitMs).toEqual({
+      signersInLater: expect.closeTo(report.warpgate.service.signersInMs.p50 - report.floor.service.signersInMs.p50, 1),
+      serviceOwn: expect.closeTo(report.warpgate.service.ownMs.p50 - report.floor.service.ownMs.p50, 1),
+    });
     for (const strategy of ['warpgate', 'warpgateAllSigners', 'perSignatureVerify', 'floor']) {
       const s = report[strategy];
       expect(s.answersVerified).toBe(strategy !== 'floor');
@@ -86,6 +91,10 @@ describe('npm run bench', () => {
         expect(run.signedWeightPercent).toBeGreaterThanOrEqual(67);
         expect(run.destinationGas).toEqual(destinationGas(run.signedMessageBytes, run.signers));
       }
+      // The service's clock: each aggregation's time inside the client's, split at the signers' weight.
+      expect(s.service.signersInMs).toMatchObject(percentiles);
+      expect(s.service.ownMs.p50).toBeGreaterThanOrEqual(0);
+      expect(s.service.signersInMs.p99).toBeLessThanOrEqual(s.latencyMs.p99);
       expect(s.signersPerMessage.min).toBeLessThanOrEqual(s.signersPerMessage.max);
       expect(s.destinationGasPerMessage.granite).toBeGreaterThan(125_000);
       // Never fewer proven than put in the message; every proven one in it without the fewest signers.

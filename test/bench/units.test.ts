@@ -259,7 +259,16 @@ describe('destination gas (the Warp precompile’s predicate gas)', () => {
 });
 
 /** A strategy's report with the figures a test names; the rest plausible and fixed. */
-function strategyReport(f: { overheadP50: number; overheadP99: number; cpu: number; throughput: number; answersVerified?: boolean }): StrategyReport {
+function strategyReport(f: {
+  overheadP50: number;
+  overheadP99: number;
+  cpu: number;
+  throughput: number;
+  answersVerified?: boolean;
+  /** The service's clock, p50: signers' weight read in, and its own time. */
+  signersInP50?: number;
+  ownP50?: number;
+}): StrategyReport {
   const p = (p50: number, p99: number) => ({ p50, p90: (p50 + p99) / 2, p99 });
   const sample = { run: 0, latencyMs: 50 + f.overheadP50, idealMs: 50, overheadMs: f.overheadP50, signers: 10, signedWeightPercent: 70, signedMessageBytes: 400, destinationGas: destinationGas(400, 10) };
   return {
@@ -273,7 +282,7 @@ function strategyReport(f: { overheadP50: number; overheadP99: number; cpu: numb
     fewestSigners: { provenPerMessage: 12, subsetChecks: 1, subsetCheckMsMean: 2 },
     aggregations: 1,
     failures: 0,
-    service: { eventLoopDelayMs: { p50: 1, p99: 2, max: 3 }, maxWorkerQueue: 0, peakRssMb: 100, peakHeapUsedMb: 50, rssAtStartMb: 90, rssAtEndMb: 100, rssTimelineMb: [[0, 90], [1, 100]], responses: {} },
+    service: { eventLoopDelayMs: { p50: 1, p99: 2, max: 3 }, maxWorkerQueue: 0, peakRssMb: 100, peakHeapUsedMb: 50, rssAtStartMb: 90, rssAtEndMb: 100, rssTimelineMb: [[0, 90], [1, 100]], responses: {}, signersInMs: p(f.signersInP50 ?? 52, 60), ownMs: p(f.ownP50 ?? 3, 9) },
     signerHostsEventLoopDelayMs: { p50: 1, p99: 2, max: 3 },
     signerHostsCpuMsPerAggregation: 5,
     connectSeconds: 1,
@@ -296,14 +305,15 @@ function benchReport(strategies: Partial<Record<(typeof STRATEGIES)[number], Str
 }
 
 describe('report: the floor and the figures derived within one run', () => {
-  const warpgate = strategyReport({ overheadP50: 30, overheadP99: 80, cpu: 90, throughput: 10 });
-  const floor = strategyReport({ overheadP50: 12.5, overheadP99: 40, cpu: 36, throughput: 16, answersVerified: false });
+  const warpgate = strategyReport({ overheadP50: 30, overheadP99: 80, cpu: 90, throughput: 10, signersInP50: 61.5, ownP50: 8 });
+  const floor = strategyReport({ overheadP50: 12.5, overheadP99: 40, cpu: 36, throughput: 16, answersVerified: false, signersInP50: 52, ownP50: 1.5 });
   const perSignatureVerify = strategyReport({ overheadP50: 400, overheadP99: 450, cpu: 810, throughput: 2 });
   const warpgateAllSigners = strategyReport({ overheadP50: 31, overheadP99: 85, cpu: 92, throughput: 10 });
 
   it('derives the overhead above the floor and the CPU and throughput ratios from the given figures', () => {
     expect(derivedFigures({ warpgate, floor, perSignatureVerify })).toEqual({
       overheadAboveFloorMs: { p50: 17.5, p99: 40 },
+      overheadAboveFloorSplitMs: { signersInLater: 9.5, serviceOwn: 6.5 },
       cpuWarpgateOverFloor: 2.5,
       cpuPerSignatureVerifyOverWarpgate: 9,
       throughputWarpgateOverFloor: 0.63,
@@ -314,6 +324,15 @@ describe('report: the floor and the figures derived within one run', () => {
     expect(derivedFigures({ warpgate, perSignatureVerify })).toEqual({ cpuPerSignatureVerifyOverWarpgate: 9 });
     expect(derivedFigures({ floor, perSignatureVerify })).toEqual({});
     expect(derivedFigures({ warpgate, floor: { ...floor, cpuMsPerAggregation: 0 } })).not.toHaveProperty('cpuWarpgateOverFloor');
+  });
+
+  it('splits the overhead above the floor by the service’s clock: signatures read in later, and the service’s own time', () => {
+    const table = markdownTable(benchReport({ warpgate, floor }));
+    expect(table).toContain("By the service's clock (p50), `warpgate` − `floor`: signers' weight read in 9.5 ms later, the service's own time (checks, decision) 6.5 ms longer");
+    // A floor that reads the answers later than warpgate gives a negative part, shown as it is.
+    const slowFloor = { ...floor, service: { ...floor.service, signersInMs: { p50: 70, p90: 70, p99: 70 } } };
+    expect(derivedFigures({ warpgate, floor: slowFloor }).overheadAboveFloorSplitMs).toEqual({ signersInLater: -8.5, serviceOwn: 6.5 });
+    expect(derivedFigures({ warpgate, perSignatureVerify: warpgate })).not.toHaveProperty('overheadAboveFloorSplitMs');
   });
 
   it('splits the service CPU between the main thread and the others for warpgate and the floor, where the run read it', () => {
