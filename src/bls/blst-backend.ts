@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Blst from '@chainsafe/blst';
-import { PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_LENGTH } from './constants.js';
+import { FIELD_MODULUS, PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_LENGTH } from './constants.js';
 import { expectLength, ownCopy, parseSecretScalar, REASON } from './input-checks.js';
 import { BlsError, type BlsBackend, type PublicKey, type SecretKey, type Signature } from './types.js';
 
@@ -29,6 +29,23 @@ export class BlstUnavailableError extends Error {
 /** encodeSum's layout: uncompressed Σ pk (x‖y) then uncompressed Σ sig. */
 const UNCOMPRESSED_PK_BYTES = 96;
 const SUM_BYTES = UNCOMPRESSED_PK_BYTES + 192;
+const FP_BYTES = 48;
+const INFINITY_FLAG = 0x40;
+
+/**
+ * Negates an uncompressed point in place: y → p − y for each y coordinate (one in G1, two in G2,
+ * the last `yParts` field elements, big-endian). Infinity is its own negation.
+ */
+function negateUncompressed(bytes: Uint8Array, yParts: number): Uint8Array {
+  if ((bytes[0]! & INFINITY_FLAG) !== 0) return bytes;
+  for (let part = 0; part < yParts; part++) {
+    const at = bytes.length - (part + 1) * FP_BYTES;
+    const y = BigInt('0x' + Buffer.from(bytes.buffer, bytes.byteOffset + at, FP_BYTES).toString('hex'));
+    if (y === 0n) continue;
+    bytes.set(Buffer.from((FIELD_MODULUS - y).toString(16).padStart(2 * FP_BYTES, '0'), 'hex'), at);
+  }
+  return bytes;
+}
 
 const KNOWN_SECRET = '233428aaadf8a5d11ebba263d97b85a286750540f4abd04f109321e07b746277';
 const KNOWN_PUBLIC =
@@ -252,6 +269,14 @@ export function createBlstBackend(noble: BlsBackend, blst: BlstModule = loadBlst
       out.set(pkOf(pk).toBytes(false), 0);
       out.set(sigOf(sig).toBytes(false), UNCOMPRESSED_PK_BYTES);
       return out;
+    },
+
+    negateSum({ pk, sig }) {
+      // Uncompressed (x, y) → (x, −y); parsed back without validation flags, as decodeTrustedSum does.
+      return {
+        pk: makePublicKey(blst.PublicKey.fromBytes(negateUncompressed(pkOf(pk).toBytes(false), 1))),
+        sig: makeSignature(blst.Signature.fromBytes(negateUncompressed(sigOf(sig).toBytes(false), 2))),
+      };
     },
 
     decodeTrustedSum(bytes) {

@@ -299,6 +299,10 @@ export function createNobleBackend(): BlsBackend {
       return out;
     },
 
+    negateSum({ pk, sig }) {
+      return { pk: makePublicKey(pkOf(pk).point.negate()), sig: makeSignature(sigOf(sig).negate()) };
+    },
+
     decodeTrustedSum(bytes) {
       if (bytes.length !== SUM_BYTES) throw new TypeError(`a running sum is ${SUM_BYTES} bytes, got ${bytes.length}`);
       const c = Array.from({ length: 6 }, (_, i) => bytesToNumberBE(bytes.subarray(i * FP_BYTES, (i + 1) * FP_BYTES)));
