@@ -130,13 +130,22 @@ describe('fold and check in one task', () => {
     expect((await pool.finalize({ message: msg, parts: [rejected.partial!] })).valid).toBe(true);
   });
 
-  it('fails the subset check of one of two points outside the subgroup whose sum is inside it', async () => {
-    const sigs = good.slice(0, 8);
-    [sigs[1], sigs[6]] = outsideSubgroupPair(sigs[1]!, sigs[6]!);
-    const r = await pool.foldAndCheck({ sigs, pks: pks.slice(0, 8), message: msg, subset: { signatures: { sigs, pks: pks.slice(0, 8) }, positions: [0, 1, 2, 3, 4, 5] } });
-    expect(r.check?.valid).toBe(true);
-    expect(r.subsetCheck?.valid).toBe(false);
-  });
+  for (const [name, pairOf] of [
+    ['two points outside the subgroup whose sum is inside it', outsideSubgroupPair],
+    ['two bad signatures that cancel out', cancellingPair],
+  ] as const) {
+    // The subset and the rest are checked together first; that check fails, and the two checks
+    // made one after the other report the whole sum valid and the subset not.
+    for (const positions of [[0, 1, 2, 3, 4, 5], [0, 1, 2]]) {
+      it(`fails the subset check that keeps one of ${name} (subset of ${positions.length})`, async () => {
+        const sigs = good.slice(0, 8);
+        [sigs[1], sigs[6]] = pairOf(sigs[1]!, sigs[6]!);
+        const r = await pool.foldAndCheck({ sigs, pks: pks.slice(0, 8), message: msg, subset: { signatures: { sigs, pks: pks.slice(0, 8) }, positions } });
+        expect(r.check?.valid).toBe(true);
+        expect(r.subsetCheck?.valid).toBe(false);
+      });
+    }
+  }
 });
 
 describe('folds from many aggregations at once', () => {
