@@ -17,7 +17,9 @@
 // are not blinded, so two bad signatures that cancel out pass the first check (as do two points
 // outside the subgroup whose sum is inside it), and a subset that keeps one of them would not
 // verify at the destination. When it fails, bisection drops the bad ones as after any failed
-// check, and collecting goes on.
+// check, and collecting goes on. In the fold that completes the target (foldAndCheck), the
+// subset's sum and the rest's are checked together, each for the subgroup and both in one
+// pairing on a random-scalar combination, which passes iff both checks would.
 import type { FinalizeResult, FoldAndCheckResult, FoldResult, RunningSum } from '../bls-pool/messages.js';
 import type { BlsVerifier, FinalCheck, FoldAndCheckRequest } from '../bls-pool/verifier.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';

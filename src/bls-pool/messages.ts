@@ -112,8 +112,9 @@ interface SubsetJob {
 interface FoldAndCheckJob extends PackedFoldJob {
   message: Uint8Array;
   /**
-   * The subset check to make on the fold's result when the aggregate passes: `add` as a
-   * SubsetJob's, and `remove` (when set) taken away from the fold's result.
+   * The subset check to make with the fold's result: `add` as a SubsetJob's, and `remove` (when
+   * set) taken away from the fold's result. The subset and the rest are checked together (one
+   * pairing); only when that fails are the whole and the subset checked one after the other.
    */
   subset?: { add: SignatureBatch; remove: SignatureBatch; fromResult: boolean };
 }
@@ -121,7 +122,7 @@ interface FoldAndCheckJob extends PackedFoldJob {
 export interface FoldAndCheckResult extends FoldResult {
   /** The final check of `partial`; null when something was rejected (or nothing summed). */
   check: FinalizeResult | null;
-  /** The subset's check, made when `check` passed and a subset was asked for. */
+  /** The subset's check, when `check` passed and a subset was asked for; `ms`: both checks' time. */
   subsetCheck?: FinalizeResult & { ms: number };
 }
 

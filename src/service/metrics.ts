@@ -143,7 +143,7 @@ export class Metrics implements HttpMetrics {
     });
     this.subsetCheckSeconds = new Histogram({
       name: 'warpgate_subset_check_seconds',
-      help: 'Time to check the aggregate of the fewest signers on its own, per aggregation that needed it',
+      help: 'Time to check the aggregate of the fewest signers (in the fold completing the target, together with the rest of the sum), per aggregation that needed it',
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers,
     });
