@@ -35,12 +35,21 @@ export interface BenchOptions {
   json: string | undefined;
   /** Seeds keys, weights, offline/byzantine choice and every delay. */
   seed: string;
-  /** Untimed aggregations per service process before the timed runs (JIT, caches, sockets). */
+  /**
+   * Untimed aggregations per service process before the timed runs (JIT, caches, sockets). The
+   * first strategy's also warm the validators' processes. 20: with 3, the first strategy's timed
+   * runs still paid for its BLS worker threads' and the validators' JIT (README "Performance").
+   */
   warmup: number;
   /** Directory for V8 CPU profiles of the service processes (node --cpu-prof). */
   cpuProfileDir: string | undefined;
   /** Child processes hosting the simulated validators. */
   signerProcesses: number;
+  /**
+   * Nice value (0–19) of the validators' processes, every thread: at more than 0 the service gets
+   * the cores first, as it would with the validators on other machines.
+   */
+  validatorsNice: number;
   /** The service's aggregation.fanOutExtraPercent; undefined keeps the service's default. */
   fanOutExtraPercent: number | undefined;
   /** V8 heap limit of the service process (--max-old-space-size), to check that it fits. */
@@ -65,9 +74,10 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   backend: 'blst',
   json: undefined,
   seed: 'warpgate-bench',
-  warmup: 3,
+  warmup: 20,
   cpuProfileDir: undefined,
   signerProcesses: 2,
+  validatorsNice: 0,
   fanOutExtraPercent: undefined,
   serviceHeapMb: undefined,
   signatureCacheMax: undefined,
@@ -77,7 +87,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
 export const USAGE = `usage: npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed]
   [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67]
   [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE]
-  [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--fan-out-extra PCT]
+  [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--validators-nice 0-19] [--fan-out-extra PCT]
   [--service-heap-mb MB] [--signature-cache-max N] [--strategies ${STRATEGIES.join(',')}]`;
 
 export class BenchArgsError extends Error {
@@ -209,6 +219,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         break;
       case '--signer-processes':
         o.signerProcesses = integer(name, value(), 1, 64);
+        break;
+      case '--validators-nice':
+        o.validatorsNice = integer(name, value(), 0, 19);
         break;
       case '--fan-out-extra':
         o.fanOutExtraPercent = integer(name, value(), 0, 100);

@@ -147,6 +147,8 @@ export interface BenchReport {
   concurrency: number;
   backend: string;
   signerProcesses: number;
+  /** The validators' processes' nice value (0: the service's own). */
+  validatorsNice: number;
   /** The service's aggregation.fanOutExtraPercent when the run set it ('default' otherwise). */
   fanOutExtraPercent: number | 'default';
   /** The service process's V8 heap limit when the run set one. */
@@ -491,6 +493,10 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
       );
     }
     const signingMs = performance.now() - signingStarted;
+    if (o.validatorsNice > 0) {
+      const threads = signers.reduce((n, s) => n + s.host.renice(o.validatorsNice), 0);
+      log(`validators' processes at nice ${o.validatorsNice} (${threads} threads): the service gets the cores first`);
+    }
 
     const results: Partial<Record<Strategy, StrategyReport>> = {};
     for (const strategy of o.strategies) results[strategy] = await measureStrategy(strategy, o, scenario, signers, stub.url, log);
@@ -506,6 +512,7 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
       concurrency: o.concurrency,
       backend: o.backend,
       signerProcesses: o.signerProcesses,
+      validatorsNice: o.validatorsNice,
       fanOutExtraPercent: o.fanOutExtraPercent ?? 'default',
       serviceHeapMb: o.serviceHeapMb ?? 'default',
       weights: o.weights,

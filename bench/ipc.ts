@@ -2,6 +2,8 @@
 // service). Every call has a deadline; a child that exits fails its pending calls at once.
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { packagePath, tsExecArgv } from '../src/util/ts-runtime.js';
 
 interface Envelope {
@@ -65,6 +67,24 @@ export class HostProcess {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       this.child.send({ id, request } satisfies Envelope);
     });
+  }
+
+  /**
+   * Sets the host's nice value on every thread it has (Linux keeps one per thread; threads it
+   * starts later inherit their creator's), or on the process where /proc has no task list.
+   * Returns how many threads were set.
+   */
+  renice(nice: number): number {
+    const pid = this.child.pid;
+    if (pid === undefined) throw new HostError(`${this.name} has no process to renice`);
+    let tids: number[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`).map(Number);
+    } catch {
+      tids = [pid];
+    }
+    for (const tid of tids) setPriority(tid, nice);
+    return tids.length;
   }
 
   /** Asks the host to stop; kills it if it has not exited within `graceMs`. */

@@ -39,12 +39,12 @@ describe('bench flags', () => {
       '--validators', '1000', '--weights=uniform', '--latency', 'lognormal:25.5:0.8', '--offline', '5', '--byzantine=2.5',
       '--quorum', '60', '--buffer', '7', '--runs', '50', '--concurrency', '32', '--backend', 'noble', '--json', 'out/r.json',
       '--seed', 's', '--warmup', '0', '--cpu-prof', 'prof', '--signer-processes', '3', '--fan-out-extra', '20',
-      '--service-heap-mb', '512', '--transport', 'p2p', '--signature-cache-max', '50000', '--strategies', 'floor,warpgate',
+      '--validators-nice', '19', '--service-heap-mb', '512', '--transport', 'p2p', '--signature-cache-max', '50000', '--strategies', 'floor,warpgate',
     ]);
     expect(o).toEqual({
       validators: 1000, transport: 'p2p', weights: 'uniform', latency: { medianMs: 25.5, sigma: 0.8 }, offlinePercent: 5, byzantinePercent: 2.5,
       quorumPercentage: 60, quorumPercentageBuffer: 7, runs: 50, concurrency: 32, backend: 'noble', json: 'out/r.json',
-      seed: 's', warmup: 0, cpuProfileDir: 'prof', signerProcesses: 3, fanOutExtraPercent: 20, serviceHeapMb: 512,
+      seed: 's', warmup: 0, cpuProfileDir: 'prof', signerProcesses: 3, validatorsNice: 19, fanOutExtraPercent: 20, serviceHeapMb: 512,
       signatureCacheMax: 50000, strategies: ['warpgate', 'floor'],
     });
   });
@@ -87,6 +87,8 @@ describe('bench flags', () => {
     [['--backend', 'mcl'], '--backend'],
     [['--transport', 'udp'], '--transport'],
     [['--fan-out-extra', '101'], '--fan-out-extra'],
+    [['--validators-nice', '20'], '--validators-nice'],
+    [['--validators-nice', '-5'], '--validators-nice'],
     [['--signature-cache-max', '-1'], '--signature-cache-max'],
     [['--signature-cache-max', '100000001'], '--signature-cache-max'],
     [['--runs'], '--runs'],
@@ -294,7 +296,7 @@ function strategyReport(f: {
 function benchReport(strategies: Partial<Record<(typeof STRATEGIES)[number], StrategyReport>>): BenchReport {
   return {
     validators: 1000, transport: 'ws', quorumPercentage: 67, quorumPercentageBuffer: 0, runs: 1, warmup: 0, concurrency: 1, backend: 'blst',
-    signerProcesses: 2, fanOutExtraPercent: 'default', serviceHeapMb: 'default', weights: 'skewed', latency: { distribution: 'lognormal', medianMs: 40, sigma: 0.5 },
+    signerProcesses: 2, validatorsNice: 0, fanOutExtraPercent: 'default', serviceHeapMb: 'default', weights: 'skewed', latency: { distribution: 'lognormal', medianMs: 40, sigma: 0.5 },
     offlinePercent: 0, byzantinePercent: 0, offlineWeightPercent: 0, byzantineWeightPercent: 0, seed: 's',
     machine: { cpus: 2, cpuModel: 'test', node: 'v20', platform: 'linux/x64', loadAverage: { start: 1, end: 1 } },
     setupSeconds: { scenario: 1, signing: 1 }, signatureCacheMax: 'default',
