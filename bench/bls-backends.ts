@@ -14,8 +14,8 @@ const SIGNERS = 1000;
 
 /** Timed iterations per figure (after untimed warm-up runs). */
 const ITERATIONS = {
-  blst: { verifyOne: 500, aggregateAndVerify: 20, parseBatches: 10, sign: 500, warmup: 20, aggregateWarmup: 2 },
-  noble: { verifyOne: 15, aggregateAndVerify: 3, parseBatches: 3, sign: 15, warmup: 2, aggregateWarmup: 1 },
+  blst: { verifyOne: 500, aggregateAndVerify: 20, parseBatches: 10, sign: 500, warmup: 20, aggregateWarmup: 2, subset: 200 },
+  noble: { verifyOne: 15, aggregateAndVerify: 3, parseBatches: 3, sign: 15, warmup: 2, aggregateWarmup: 1, subset: 5 },
 } as const;
 /** Signatures per timed batch of the parse figure (reported per signature). */
 const PARSE_BATCH = { blst: 1000, noble: 40 } as const;
@@ -32,8 +32,19 @@ interface BackendFigures {
   signatureParsePerSignature: Figure & { signaturesPerIteration: number };
   /** What the optimistic fold does per signature: decompress and sum, no subgroup check. */
   uncheckedSumPerSignature: Figure & { signaturesPerIteration: number };
+  /**
+   * The fewest signers' check at the end of an aggregation (SUBSET_OF signers, SUBSET_LEFT_OUT of
+   * them taken out of the sum): the whole sum's check and then the subset's, each with its
+   * pairing, against both sums' in one (verifyAggregates, what the BLS pool does).
+   */
+  wholeThenSubset: Figure;
+  subsetAndRestTogether: Figure;
   sign: Figure;
 }
+
+/** The fewest signers' check figures: a sum of this many, this many of them left out. */
+const SUBSET_OF = 560;
+const SUBSET_LEFT_OUT = 10;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -110,6 +121,32 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
   });
   check(ok, `${backend.name} unchecked sum`);
 
+  // Unchecked sums as a fold makes them; the left-out ones are summed and negated, as the pool does.
+  const whole = {
+    pk: backend.aggregatePublicKeys(pks.slice(0, SUBSET_OF)),
+    sig: backend.sumUncheckedSignatures(committee.signatures.slice(0, SUBSET_OF)).sum!,
+  };
+  const split = () => {
+    const rest = {
+      pk: backend.aggregatePublicKeys(pks.slice(0, SUBSET_LEFT_OUT)),
+      sig: backend.sumUncheckedSignatures(committee.signatures.slice(0, SUBSET_LEFT_OUT)).sum!,
+    };
+    const negated = backend.negateSum(rest);
+    const subset = { pk: backend.aggregatePublicKeys([whole.pk, negated.pk]), sig: backend.aggregateSignatures([whole.sig, negated.sig]) };
+    return { subset, rest };
+  };
+  const wholeThenSubset = time(n.subset, n.aggregateWarmup, () => {
+    ok &&= backend.verifyAggregate(whole.pk, message, whole.sig);
+    const { subset } = split();
+    ok &&= backend.verifyAggregate(subset.pk, message, subset.sig);
+  });
+  check(ok, `${backend.name} whole then subset`);
+  const subsetAndRestTogether = time(n.subset, n.aggregateWarmup, () => {
+    const { subset, rest } = split();
+    ok &&= backend.verifyAggregates(message, [subset, rest]);
+  });
+  check(ok, `${backend.name} subset and rest together`);
+
   const secret = backend.secretKeyFromBytes(committee.secrets[0]!);
   const sign = time(n.sign, n.warmup, (i) => {
     backend.sign(secret, Uint8Array.of(i & 0xff, i >> 8));
@@ -128,6 +165,8 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
       iterations: sumUnchecked.iterations,
       signaturesPerIteration: batch,
     },
+    wholeThenSubset,
+    subsetAndRestTogether,
     sign,
   };
 }
@@ -198,6 +237,16 @@ function main(): void {
       'signature decompress + sum, no subgroup check, per signature',
       (f) => f.uncheckedSumPerSignature,
       (f) => `median of ${f.uncheckedSumPerSignature.iterations} × ${f.uncheckedSumPerSignature.signaturesPerIteration}`,
+    ],
+    [
+      `fewest signers' check (${SUBSET_LEFT_OUT} of ${SUBSET_OF} out): whole sum, then subset`,
+      (f) => f.wholeThenSubset,
+      (f) => `median of ${f.wholeThenSubset.iterations}`,
+    ],
+    [
+      `fewest signers' check (${SUBSET_LEFT_OUT} of ${SUBSET_OF} out): subset and rest together`,
+      (f) => f.subsetAndRestTogether,
+      (f) => `median of ${f.subsetAndRestTogether.iterations}`,
     ],
     ['sign', (f) => f.sign, (f) => `median of ${f.sign.iterations}`],
   ];

@@ -148,7 +148,7 @@ export function markdownTable(r: BenchReport): string {
       '',
       `Fewest signers: \`warpgate\` put ${w.signersPerMessage.mean.toFixed(1)} signers per message of the ${f.provenPerMessage.toFixed(1)} signatures its final checks proved on the same runs ` +
         `(${leftOut.toFixed(1)} fewer: ${gas(250 * leftOut)} gas less per message under Granite, ${gas(500 * leftOut)} before); ` +
-        `${f.subsetChecks} of ${w.aggregations} aggregations needed the subset's own check, ${f.subsetCheckMsMean.toFixed(2)} ms each.` +
+        `${f.subsetChecks} of ${w.aggregations} aggregations needed the subset's own check, ${f.subsetCheckMsMean.toFixed(2)} ms each (wall time in the worker, with the rest's check when made together).` +
         (all
           ? ` \`warpgateAllSigners\` (every proven signature in the message): ${all.signersPerMessage.mean.toFixed(1)} signers per message of ${all.fewestSigners.provenPerMessage.toFixed(1)} proven.`
           : ''),
