@@ -7,7 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Blst from '@chainsafe/blst';
-import { FIELD_MODULUS, PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_LENGTH } from './constants.js';
+import { bls12_381 } from '@noble/curves/bls12-381.js';
+import { bytesToNumberBE, numberToBytesBE } from '@noble/curves/utils.js';
+import { PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_LENGTH } from './constants.js';
 import { expectLength, ownCopy, parseSecretScalar, REASON } from './input-checks.js';
 import { BlsError, type BlsBackend, type PublicKey, type SecretKey, type Signature } from './types.js';
 
@@ -31,6 +33,7 @@ const UNCOMPRESSED_PK_BYTES = 96;
 const SUM_BYTES = UNCOMPRESSED_PK_BYTES + 192;
 const FP_BYTES = 48;
 const INFINITY_FLAG = 0x40;
+const P = bls12_381.fields.Fp.ORDER;
 
 /**
  * Negates an uncompressed point in place: y → p − y for each y coordinate (one in G1, two in G2,
@@ -40,9 +43,8 @@ function negateUncompressed(bytes: Uint8Array, yParts: number): Uint8Array {
   if ((bytes[0]! & INFINITY_FLAG) !== 0) return bytes;
   for (let part = 0; part < yParts; part++) {
     const at = bytes.length - (part + 1) * FP_BYTES;
-    const y = BigInt('0x' + Buffer.from(bytes.buffer, bytes.byteOffset + at, FP_BYTES).toString('hex'));
-    if (y === 0n) continue;
-    bytes.set(Buffer.from((FIELD_MODULUS - y).toString(16).padStart(2 * FP_BYTES, '0'), 'hex'), at);
+    const y = bytesToNumberBE(bytes.subarray(at, at + FP_BYTES));
+    if (y !== 0n) bytes.set(numberToBytesBE(P - y, FP_BYTES), at);
   }
   return bytes;
 }

@@ -11,7 +11,3 @@ export const SIGNATURE_LENGTH = 96;
 
 /** r, the order of G1 and G2; a secret key is a scalar in [1, r). */
 export const CURVE_ORDER = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
-
-/** p, the base field's modulus: coordinates are in [0, p). */
-export const FIELD_MODULUS =
-  0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn;
