@@ -223,9 +223,13 @@ class RunningSumVerification implements Verification {
       fewest = this.ctx.minimizeSigners ? this.fewestSigners(all) : undefined;
       let subset: FoldAndCheckRequest['subset'];
       if (fewest) {
-        // Every signature the fold's result holds, in `all`'s order: the base's, then the batch's.
-        const held = ledger.batchOf(baseMembers);
-        subset = { signatures: { sigs: [...held.sigs, ...sigs], pks: [...held.pks, ...pks] }, positions: positionsOf(fewest, all) };
+        // Only the smaller side goes to the worker (usually the few the fewest signers leave out),
+        // not every signature the sum holds. The batch's are not accepted yet: read from it.
+        const kept = new Set(fewest);
+        const leftOut = all.filter((i) => !kept.has(i));
+        const inBatch = new Map(batch.map((a) => [a.index, a]));
+        const signaturesOf = (indices: number[]) => ledger.batchOf(indices.map((i) => inBatch.get(i) ?? i));
+        subset = leftOut.length < fewest.length ? { leftOut: signaturesOf(leftOut) } : { kept: signaturesOf(fewest) };
       }
       r = await pool.foldAndCheck({ ...folded, message, subset });
     } else r = await pool.fold(folded);

@@ -178,8 +178,9 @@ export class BlsPool implements BlsVerifier {
     const { subset, message, ...fold } = job;
     const packed = { ...packFold(fold), message };
     if (!subset) return this.runOne('foldAndCheck', packed);
-    const { add, remove, fromSums } = subsetTerms(subset.signatures, subset.positions);
-    return this.runOne('foldAndCheck', { ...packed, subset: { add, remove, fromResult: fromSums } });
+    const none: SignatureBatch = { sigs: [], pks: [] };
+    const terms = 'kept' in subset ? { add: subset.kept, remove: none, fromResult: false } : { add: none, remove: subset.leftOut, fromResult: true };
+    return this.runOne('foldAndCheck', { ...packed, subset: terms });
   }
 
   /** After a failed check of these signatures' aggregate: the bad ones, and the rest folded again. */

@@ -28,11 +28,11 @@ export interface SubsetCheckJob extends FinalCheckJob {
 export interface FoldAndCheckRequest extends FoldJob {
   message: Uint8Array;
   /**
-   * The fewest signers to check too when the aggregate passes: `signatures` are every signature
-   * the fold's result will hold (the base's, then the batch's), `positions` the subset's
-   * (ascending), as a SubsetCheckJob's.
+   * The fewest signers to check too, by the smaller side of them among the signatures the fold's
+   * result will hold: `kept`, the subset's own signatures, or `leftOut`, the others. The worker
+   * decompresses only that side again.
    */
-  subset?: { signatures: SignatureBatch; positions: number[] };
+  subset?: { kept: SignatureBatch } | { leftOut: SignatureBatch };
 }
 
 export type FinalCheck =

@@ -728,6 +728,21 @@ describe('the fewest signers', () => {
     expect(calls.at(-1)).toBe('foldAndCheck');
   });
 
+  it('a heavy answer completing the target over many light ones: the fewest signers are checked from their own signatures, the completing one among them', async () => {
+    // 20% of 240 is 48. The seven lightest (9 … 3: 42) answer first and are folded one by one; 40
+    // completes the target alone, the rest answer later. The fewest are 40 and 9 (49): two kept
+    // against six left out, so the subset is summed from its own signatures, 40's from the batch
+    // that completes the target.
+    const peers = peersWith(
+      net,
+      net.validators.map((v) => [v.pkHex, { kind: 'honest', delayMs: v.weight <= 9n ? Number(v.weight) - 2 : v.weight === 40n ? 60 : 400 }]),
+    );
+    const result = await aggregator(peers, { fanOut: { extraWeightPercent: 100 } }).aggregate(request({ quorumPercentage: 20 }));
+    expect(new Set(expectValid(result, 20))).toEqual(new Set([byWeight(40), byWeight(9)]));
+    expect(result.signaturesProven).toBe(8);
+    expect(result.subsetCheckMs).toBeGreaterThan(0);
+  });
+
   it('with aggregation.minimizeSigners off, the same answers give a message carrying the redundant ones', async () => {
     const peers = peersWith(net, lightFirst());
     const result = await aggregator(peers, { minimizeSigners: false, fanOut: { extraWeightPercent: 100 } }).aggregate(buffered());

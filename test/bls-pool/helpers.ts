@@ -6,6 +6,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import type { SecretKey } from '../../src/bls/types.js';
 import { BlsPool } from '../../src/bls-pool/pool.js';
+import type { SignatureBatch } from '../../src/bls-pool/messages.js';
+import type { FoldAndCheckRequest } from '../../src/bls-pool/verifier.js';
 import type * as Blst from '@chainsafe/blst';
 import { blst, g2PointOutsideSubgroup } from '../bls/helpers.js';
 
@@ -39,6 +41,16 @@ export function outsideSubgroupPair(a: Uint8Array, b: Uint8Array): [Uint8Array, 
   const negated = new Uint8Array(outside);
   negated[0] = negated[0]! ^ 0x20;
   return [sum(a, outside), sum(b, negated)];
+}
+
+/**
+ * foldAndCheck's subset for the signatures at `positions` of `all` (every signature the fold's
+ * result holds): the smaller side, as the verification sends it.
+ */
+export function subsetSide(all: SignatureBatch, positions: readonly number[]): FoldAndCheckRequest['subset'] {
+  const kept = new Set(positions);
+  const pick = (keep: (i: number) => boolean): SignatureBatch => ({ sigs: all.sigs.filter((_, i) => keep(i)), pks: all.pks.filter((_, i) => keep(i)) });
+  return all.sigs.length - kept.size < kept.size ? { leftOut: pick((i) => !kept.has(i)) } : { kept: pick((i) => kept.has(i)) };
 }
 
 /** A real blst pool of POOL_THREADS threads for one test file: warmed before its tests, closed after them. */

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlsPool } from '../../src/bls-pool/pool.js';
 import { blst, g2PointOutsideSubgroup, g2XNotOnCurve } from '../bls/helpers.js';
-import { outsideSubgroupPair, secretKey } from './helpers.js';
+import { outsideSubgroupPair, secretKey, subsetSide } from './helpers.js';
 
 const msg = new TextEncoder().encode('noble pool');
 const sks = Array.from({ length: 6 }, (_, i) => secretKey(`noble-pool-${i}`));
@@ -28,7 +28,7 @@ describe('a noble pool', () => {
   it('folds and checks in one task, and the subset that keeps one of a pair outside the subgroup fails', async () => {
     const sigs = [...good];
     [sigs[0], sigs[3]] = outsideSubgroupPair(sigs[0]!, sigs[3]!);
-    const r = await pool.foldAndCheck({ sigs, pks, message: msg, subset: { signatures: { sigs, pks }, positions: [0, 1, 2] } });
+    const r = await pool.foldAndCheck({ sigs, pks, message: msg, subset: subsetSide({ sigs, pks }, [0, 1, 2]) });
     expect(r.check?.valid).toBe(true);
     expect(r.subsetCheck?.valid).toBe(false);
   });

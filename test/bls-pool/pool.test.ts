@@ -6,7 +6,7 @@ import { authMessage, PEER_AUTH_DST } from '../../src/peers/auth.js';
 import type { SecretKey } from '../../src/bls/types.js';
 import { BlsJobError } from '../../src/bls-pool/errors.js';
 import { blst, g2PointOutsideSubgroup, g2XNotOnCurve } from '../bls/helpers.js';
-import { cancellingPair, outsideSubgroupPair, POOL_THREADS, secretKey, useBlsPool } from './helpers.js';
+import { cancellingPair, outsideSubgroupPair, POOL_THREADS, secretKey, subsetSide, useBlsPool } from './helpers.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const sks = Array.from({ length: 256 }, (_, i) => secretKey(`workers-${i}`));
@@ -106,7 +106,7 @@ describe('fold and check in one task', () => {
     const expected = (list: number[]): string => Buffer.from(blst.aggregateSignatures(list.map((i) => blst.signatureFromBytes(good[i]!))).bytes).toString('hex');
     // 10 of 12 (the two others taken away from the result) and 3 of 12 (added up).
     for (const positions of [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [2, 5, 11]]) {
-      const r = await pool.foldAndCheck({ sigs: good.slice(4, 12), pks: pks.slice(4, 12), base: [base.partial!], message: msg, subset: { signatures: all, positions } });
+      const r = await pool.foldAndCheck({ sigs: good.slice(4, 12), pks: pks.slice(4, 12), base: [base.partial!], message: msg, subset: subsetSide(all, positions) });
       expect(r.rejected).toEqual([]);
       expect(r.check).toEqual({ valid: true, signature: expect.any(Uint8Array) });
       expect(Buffer.from(r.check!.signature).toString('hex')).toBe(expected(Array.from({ length: 12 }, (_, i) => i)));
@@ -119,7 +119,7 @@ describe('fold and check in one task', () => {
   it('reports a failed check without a subset check, and makes no check when a signature was rejected', async () => {
     const wrong = good.slice(0, 6);
     wrong[2] = sign(sks[2]!, text('another'));
-    const failed = await pool.foldAndCheck({ sigs: wrong, pks: pks.slice(0, 6), message: msg, subset: { signatures: { sigs: wrong, pks: pks.slice(0, 6) }, positions: [0, 1] } });
+    const failed = await pool.foldAndCheck({ sigs: wrong, pks: pks.slice(0, 6), message: msg, subset: subsetSide({ sigs: wrong, pks: pks.slice(0, 6) }, [0, 1]) });
     expect(failed.check?.valid).toBe(false);
     expect(failed.subsetCheck).toBeUndefined();
     const garbled = good.slice(0, 6);
@@ -140,7 +140,7 @@ describe('fold and check in one task', () => {
       it(`fails the subset check that keeps one of ${name} (subset of ${positions.length})`, async () => {
         const sigs = good.slice(0, 8);
         [sigs[1], sigs[6]] = pairOf(sigs[1]!, sigs[6]!);
-        const r = await pool.foldAndCheck({ sigs, pks: pks.slice(0, 8), message: msg, subset: { signatures: { sigs, pks: pks.slice(0, 8) }, positions } });
+        const r = await pool.foldAndCheck({ sigs, pks: pks.slice(0, 8), message: msg, subset: subsetSide({ sigs, pks: pks.slice(0, 8) }, positions) });
         expect(r.check?.valid).toBe(true);
         expect(r.subsetCheck?.valid).toBe(false);
       });
