@@ -56,6 +56,8 @@ export interface BenchOptions {
   serviceHeapMb: number | undefined;
   /** The service's signatureCache.maxSignatures; undefined keeps the service's default. */
   signatureCacheMax: number | undefined;
+  /** The service's workers.threads (BLS worker threads); undefined keeps the service's default. */
+  workers: number | undefined;
   /** The strategies to measure, in STRATEGIES order (a long run can measure only some). */
   strategies: Strategy[];
 }
@@ -81,6 +83,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   fanOutExtraPercent: undefined,
   serviceHeapMb: undefined,
   signatureCacheMax: undefined,
+  workers: undefined,
   strategies: [...STRATEGIES],
 };
 
@@ -88,7 +91,7 @@ export const USAGE = `usage: npm run bench -- [--validators N] [--transport ws|p
   [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67]
   [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE]
   [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--validators-nice 0-19] [--fan-out-extra PCT]
-  [--service-heap-mb MB] [--signature-cache-max N] [--strategies ${STRATEGIES.join(',')}]`;
+  [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--strategies ${STRATEGIES.join(',')}]`;
 
 export class BenchArgsError extends Error {
   override readonly name = 'BenchArgsError';
@@ -232,6 +235,10 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       case '--signature-cache-max':
         // The config schema's own range (src/config/schema.ts).
         o.signatureCacheMax = integer(name, value(), 0, 100_000_000);
+        break;
+      case '--workers':
+        // The config schema's own range (src/config/schema.ts, workers.threads).
+        o.workers = integer(name, value(), 1, 64);
         break;
       case '--strategies':
         o.strategies = parseStrategies(value());

@@ -105,6 +105,11 @@ export interface StrategyReport {
     rssTimelineMb: [number, number][];
     responses: Record<string, number>;
     /**
+     * Signature requests to validators per aggregation, by outcome (`cancelled`: outstanding when
+     * the collection ended; the validator still answers, and the answer is read and dropped).
+     */
+    requestsPerAggregation: Record<string, number>;
+    /**
      * By the service's own clock, over the successful runs: `signersInMs`, from its first peer
      * request until the signers' weight had arrived (what it read, later than `idealMs` when the
      * answers wait for the CPU); `ownMs`, the rest of the aggregation, the service's own time
@@ -165,6 +170,8 @@ export interface BenchReport {
   setupSeconds: { scenario: number; signing: number };
   /** The service's signatureCache.maxSignatures when the run set it. */
   signatureCacheMax: number | 'default';
+  /** The service's BLS worker threads (workers.threads), 'default' when the run kept the service's default. */
+  workers: number | 'default';
   /** The strategies this run measured (--strategies); each has its key below. */
   strategies: Strategy[];
   warpgate?: StrategyReport;
@@ -351,6 +358,7 @@ async function measureStrategy(
         'p2p.maxPeers': Math.max(1000, o.validators),
         ...(o.fanOutExtraPercent === undefined ? {} : { 'aggregation.fanOutExtraPercent': o.fanOutExtraPercent }),
         ...(o.signatureCacheMax === undefined ? {} : { 'signatureCache.maxSignatures': o.signatureCacheMax }),
+        ...(o.workers === undefined ? {} : { 'workers.threads': o.workers }),
         ...STRATEGY_OVERRIDES[strategy],
       },
     };
@@ -421,6 +429,7 @@ async function measureStrategy(
         rssAtEndMb: mb(measured.rssAtEndBytes),
         rssTimelineMb: measured.rssTimeline.map(([ms, bytes]) => [round(ms / 1000, 1), mb(bytes)]),
         responses: measured.responses,
+        requestsPerAggregation: Object.fromEntries(Object.entries(measured.requests).map(([k, n]) => [k, round(n / timed.outcomes.length, 1)])),
         signersInMs: summarize(measured.aggregations.map((a) => round(a.signersInMs))),
         ownMs: summarize(measured.aggregations.map((a) => round(a.ms - a.signersInMs))),
         ...(measured.cpuProfileFile ? { cpuProfile: measured.cpuProfileFile } : {}),
@@ -531,6 +540,7 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
       },
       setupSeconds: { scenario: seconds(scenarioMs), signing: seconds(signingMs) },
       signatureCacheMax: o.signatureCacheMax ?? 'default',
+      workers: o.workers ?? 'default',
       strategies: [...o.strategies],
       ...results,
       derived: derivedFigures(results),

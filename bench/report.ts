@@ -114,6 +114,7 @@ export function settingsLine(r: BenchReport): string {
     `${r.offlinePercent}% offline, ${r.byzantinePercent}% byzantine, quorum ${r.quorumPercentage}% + ${r.quorumPercentageBuffer}%, ` +
     `fan-out extra ${r.fanOutExtraPercent === 'default' ? 'default' : `${r.fanOutExtraPercent}%`}, ` +
     (r.signatureCacheMax === 'default' ? '' : `signature cache ${r.signatureCacheMax} signatures, `) +
+    (r.workers === 'default' ? '' : `${r.workers} BLS worker thread${r.workers === 1 ? '' : 's'}, `) +
     `${r.runs} runs, concurrency ${r.concurrency}, ${r.backend}, ${r.machine.cpus} × ${r.machine.cpuModel}, ` +
     `load average ${r.machine.loadAverage.start} → ${r.machine.loadAverage.end}`
   );

@@ -44,6 +44,8 @@ export interface ServiceMeasurement {
   rssTimeline: [number, number][];
   /** Peer answers during the measured interval by result (valid, invalid, refused, timeout, error). */
   responses: Record<string, number>;
+  /** Signature requests to validators during the measured interval by outcome (signature, refused, timeout, cancelled, failed), both transports added up. */
+  requests: Record<string, number>;
   /** Over the measured interval: signers in the signed messages, signatures the final checks proved, and the fewest signers' own checks (count, seconds). */
   signers: SignerFigures;
   /**
@@ -73,6 +75,7 @@ let measuring:
       loop: IntervalHistogram;
       sampler: NodeJS.Timeout;
       responses: Record<string, number>;
+      requests: Record<string, number>;
       signers: SignerFigures;
       aggregations: { ms: number; signersInMs: number }[];
       rssAtStart: number;
@@ -108,6 +111,22 @@ async function responseCounts(s: Service): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const v of (await s.metrics.signatureResponses.get()).values) counts[String(v.labels.result)] = v.value;
   return counts;
+}
+
+async function requestCounts(s: Service): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const v of (await s.metrics.peerRequests.get()).values) {
+    const outcome = String(v.labels.outcome);
+    counts[outcome] = (counts[outcome] ?? 0) + v.value;
+  }
+  return counts;
+}
+
+/** `after` − `before`, key by key (a counter's labels appear once first counted). */
+function countsSince(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const since: Record<string, number> = {};
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) since[k] = (after[k] ?? 0) - (before[k] ?? 0);
+  return since;
 }
 
 let samples = 0;
@@ -171,9 +190,10 @@ serveHost(
         profile = { session, file: req.cpuProfileFile };
       }
       const responses = await responseCounts(service);
+      const requests = await requestCounts(service);
       const signers = await signerFigures(service);
       const sampler = setInterval(() => sample(), SAMPLE_MS);
-      measuring = { cpu: process.cpuUsage(), mainThreadCpu: threadCpuMs(), startedAt: performance.now(), loop, sampler, responses, signers, aggregations: [], rssAtStart: process.memoryUsage.rss(), profile };
+      measuring = { cpu: process.cpuUsage(), mainThreadCpu: threadCpuMs(), startedAt: performance.now(), loop, sampler, responses, requests, signers, aggregations: [], rssAtStart: process.memoryUsage.rss(), profile };
       return null;
     },
     'measure-stop': async (): Promise<ServiceMeasurement> => {
@@ -184,8 +204,8 @@ serveHost(
       const mainThreadCpu = threadCpuMs();
       const wallMs = performance.now() - m.startedAt;
       clearInterval(m.sampler);
-      const responses = await responseCounts(service!);
-      for (const [k, before] of Object.entries(m.responses)) responses[k] = (responses[k] ?? 0) - before;
+      const responses = countsSince(m.responses, await responseCounts(service!));
+      const requests = countsSince(m.requests, await requestCounts(service!));
       const after = await signerFigures(service!);
       const signers: SignerFigures = {
         inMessages: after.inMessages - m.signers.inMessages,
@@ -216,6 +236,7 @@ serveHost(
         rssAtEndBytes: process.memoryUsage.rss(),
         rssTimeline: thin(rssTimeline),
         responses,
+        requests,
         signers,
         aggregations: m.aggregations,
         ...(cpuProfileFile ? { cpuProfileFile } : {}),

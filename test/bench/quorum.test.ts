@@ -96,6 +96,11 @@ describe('npm run bench', () => {
       expect(s.service.ownMs.p50).toBeGreaterThanOrEqual(0);
       expect(s.service.signersInMs.p99).toBeLessThanOrEqual(s.latencyMs.p99);
       expect(s.signersPerMessage.min).toBeLessThanOrEqual(s.signersPerMessage.max);
+      // Each message is asked once (no cache hits): every signer in it answered one of this run's
+      // requests, and no aggregation asks a validator twice.
+      const requests = Object.values(s.service.requestsPerAggregation as Record<string, number>).reduce((a, n) => a + n, 0);
+      expect(s.service.requestsPerAggregation.signature).toBeGreaterThanOrEqual(s.signersPerMessage.mean);
+      expect(requests).toBeLessThanOrEqual(8);
       expect(s.destinationGasPerMessage.granite).toBeGreaterThan(125_000);
       // Never fewer proven than put in the message; every proven one in it without the fewest signers.
       expect(s.fewestSigners.provenPerMessage).toBeGreaterThanOrEqual(s.signersPerMessage.mean);
@@ -116,14 +121,15 @@ describe('npm run bench', () => {
   it('--transport p2p --strategies warpgate,floor: the service dials simulated avalanchego nodes, only those two are measured, and warpgate\'s messages verify', async () => {
     const json = join(dir, 'results', 'tiny-p2p.json');
     const { code, stdout, stderr } = await runBench(
-      ['--transport', 'p2p', '--validators', '6', '--byzantine', '20', '--runs', '2', '--warmup', '1', '--latency', 'lognormal:15:0.3', '--strategies', 'floor,warpgate', '--json', json],
+      ['--transport', 'p2p', '--validators', '6', '--byzantine', '20', '--runs', '2', '--warmup', '1', '--latency', 'lognormal:15:0.3', '--strategies', 'floor,warpgate', '--workers', '1', '--json', json],
       100_000,
     );
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/6\/6 avalanchego nodes connected/);
     expect(stderr).toMatch(/^warpgate: every signed message verified as avalanchego would$/m);
     const report = JSON.parse(readFileSync(json, 'utf8')) as Record<string, any>;
-    expect(report).toMatchObject({ transport: 'p2p', validators: 6, strategies: ['warpgate', 'floor'] });
+    expect(report).toMatchObject({ transport: 'p2p', validators: 6, strategies: ['warpgate', 'floor'], workers: 1 });
+    expect(stdout).toMatch(/, 1 BLS worker thread, /);
     expect(report).not.toHaveProperty('perSignatureVerify');
     expect(report).not.toHaveProperty('warpgateAllSigners');
     expect(stdout).not.toMatch(/\| `perSignatureVerify` \|/);

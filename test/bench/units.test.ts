@@ -29,6 +29,7 @@ describe('bench flags', () => {
       backend: 'blst',
       json: undefined,
       signatureCacheMax: undefined,
+      workers: undefined,
       strategies: ['warpgate', 'warpgateAllSigners', 'perSignatureVerify', 'floor'],
     });
     expect(o).toEqual(DEFAULT_OPTIONS);
@@ -39,13 +40,13 @@ describe('bench flags', () => {
       '--validators', '1000', '--weights=uniform', '--latency', 'lognormal:25.5:0.8', '--offline', '5', '--byzantine=2.5',
       '--quorum', '60', '--buffer', '7', '--runs', '50', '--concurrency', '32', '--backend', 'noble', '--json', 'out/r.json',
       '--seed', 's', '--warmup', '0', '--cpu-prof', 'prof', '--signer-processes', '3', '--fan-out-extra', '20',
-      '--validators-nice', '19', '--service-heap-mb', '512', '--transport', 'p2p', '--signature-cache-max', '50000', '--strategies', 'floor,warpgate',
+      '--validators-nice', '19', '--service-heap-mb', '512', '--transport', 'p2p', '--signature-cache-max', '50000', '--workers', '8', '--strategies', 'floor,warpgate',
     ]);
     expect(o).toEqual({
       validators: 1000, transport: 'p2p', weights: 'uniform', latency: { medianMs: 25.5, sigma: 0.8 }, offlinePercent: 5, byzantinePercent: 2.5,
       quorumPercentage: 60, quorumPercentageBuffer: 7, runs: 50, concurrency: 32, backend: 'noble', json: 'out/r.json',
       seed: 's', warmup: 0, cpuProfileDir: 'prof', signerProcesses: 3, validatorsNice: 19, fanOutExtraPercent: 20, serviceHeapMb: 512,
-      signatureCacheMax: 50000, strategies: ['warpgate', 'floor'],
+      signatureCacheMax: 50000, workers: 8, strategies: ['warpgate', 'floor'],
     });
   });
 
@@ -58,6 +59,7 @@ describe('bench flags', () => {
     for (const s of STRATEGIES) expect(USAGE).toContain(s);
     expect(USAGE).toContain('--strategies');
     expect(USAGE).toContain('--signature-cache-max');
+    expect(USAGE).toContain('--workers');
   });
 
   it.each([
@@ -91,6 +93,8 @@ describe('bench flags', () => {
     [['--validators-nice', '-5'], '--validators-nice'],
     [['--signature-cache-max', '-1'], '--signature-cache-max'],
     [['--signature-cache-max', '100000001'], '--signature-cache-max'],
+    [['--workers', '0'], '--workers'],
+    [['--workers', '65'], '--workers'],
     [['--runs'], '--runs'],
     [['--fast'], '--fast'],
   ])('refuses %j naming %s', (argv, flag) => {
@@ -284,7 +288,7 @@ function strategyReport(f: {
     fewestSigners: { provenPerMessage: 12, subsetChecks: 1, subsetCheckMsMean: 2 },
     aggregations: 1,
     failures: 0,
-    service: { eventLoopDelayMs: { p50: 1, p99: 2, max: 3 }, maxWorkerQueue: 0, peakRssMb: 100, peakHeapUsedMb: 50, rssAtStartMb: 90, rssAtEndMb: 100, rssTimelineMb: [[0, 90], [1, 100]], responses: {}, signersInMs: p(f.signersInP50 ?? 52, 60), ownMs: p(f.ownP50 ?? 3, 9) },
+    service: { eventLoopDelayMs: { p50: 1, p99: 2, max: 3 }, maxWorkerQueue: 0, peakRssMb: 100, peakHeapUsedMb: 50, rssAtStartMb: 90, rssAtEndMb: 100, rssTimelineMb: [[0, 90], [1, 100]], responses: {}, requestsPerAggregation: {}, signersInMs: p(f.signersInP50 ?? 52, 60), ownMs: p(f.ownP50 ?? 3, 9) },
     signerHostsEventLoopDelayMs: { p50: 1, p99: 2, max: 3 },
     signerHostsCpuMsPerAggregation: 5,
     connectSeconds: 1,
@@ -299,7 +303,7 @@ function benchReport(strategies: Partial<Record<(typeof STRATEGIES)[number], Str
     signerProcesses: 2, validatorsNice: 0, fanOutExtraPercent: 'default', serviceHeapMb: 'default', weights: 'skewed', latency: { distribution: 'lognormal', medianMs: 40, sigma: 0.5 },
     offlinePercent: 0, byzantinePercent: 0, offlineWeightPercent: 0, byzantineWeightPercent: 0, seed: 's',
     machine: { cpus: 2, cpuModel: 'test', node: 'v20', platform: 'linux/x64', loadAverage: { start: 1, end: 1 } },
-    setupSeconds: { scenario: 1, signing: 1 }, signatureCacheMax: 'default',
+    setupSeconds: { scenario: 1, signing: 1 }, signatureCacheMax: 'default', workers: 'default',
     strategies: STRATEGIES.filter((s) => strategies[s]),
     ...strategies,
     derived: derivedFigures(strategies),
