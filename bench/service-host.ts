@@ -14,6 +14,7 @@ import { serveHost } from './ipc.js';
 import { perSignatureVerify } from './per-signature-verify.js';
 import type { Strategy } from './strategies.js';
 import { threadCpuMs } from './thread-cpu.js';
+import { Timeline } from './timeline.js';
 
 export interface StartRequest {
   type: 'start';
@@ -130,9 +131,9 @@ function countsSince(before: Record<string, number>, after: Record<string, numbe
 }
 
 let samples = 0;
-let rssTimeline: [number, number][] = [];
-let timelineStartedAt = 0;
 const MAX_TIMELINE_POINTS = 100;
+let rssTimeline = new Timeline(MAX_TIMELINE_POINTS);
+let timelineStartedAt = 0;
 
 function sample(memory = samples++ % MEMORY_EVERY === 0): void {
   if (service) maxQueue = Math.max(maxQueue, service.pool.backlog);
@@ -140,15 +141,7 @@ function sample(memory = samples++ % MEMORY_EVERY === 0): void {
   const m = process.memoryUsage();
   peakRss = Math.max(peakRss, m.rss);
   peakHeap = Math.max(peakHeap, m.heapUsed);
-  rssTimeline.push([Math.round(performance.now() - timelineStartedAt), m.rss]);
-  // Bounded: past the limit keep every other point.
-  if (rssTimeline.length > 2 * MAX_TIMELINE_POINTS) rssTimeline = rssTimeline.filter((_, i) => i % 2 === 0);
-}
-
-/** At most MAX_TIMELINE_POINTS points, evenly thinned. */
-function thin(points: [number, number][]): [number, number][] {
-  const every = Math.ceil(points.length / MAX_TIMELINE_POINTS);
-  return points.filter((_, i) => i % every === 0 || i === points.length - 1);
+  rssTimeline.offer(Math.round(performance.now() - timelineStartedAt), m.rss);
 }
 
 serveHost(
@@ -176,7 +169,7 @@ serveHost(
       maxQueue = 0;
       peakRss = 0;
       peakHeap = 0;
-      rssTimeline = [];
+      rssTimeline = new Timeline(MAX_TIMELINE_POINTS);
       timelineStartedAt = performance.now();
       sample(true);
       const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -234,7 +227,7 @@ serveHost(
         peakHeapUsedBytes: peakHeap,
         rssAtStartBytes: m.rssAtStart,
         rssAtEndBytes: process.memoryUsage.rss(),
-        rssTimeline: thin(rssTimeline),
+        rssTimeline: rssTimeline.read(),
         responses,
         requests,
         signers,
