@@ -4,6 +4,7 @@
 // memory and, when asked, a V8 CPU profile of exactly that interval.
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
+import type { Counter } from 'prom-client';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { pino } from 'pino';
 import type { VerificationStrategy } from '../src/aggregator/verification.js';
@@ -108,20 +109,19 @@ async function signerFigures(s: Service): Promise<SignerFigures> {
   };
 }
 
-async function responseCounts(s: Service): Promise<Record<string, number>> {
+/** A counter's values added up by one of its labels (the others summed over). */
+async function countsBy(counter: Counter<string>, label: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const v of (await s.metrics.signatureResponses.get()).values) counts[String(v.labels.result)] = v.value;
-  return counts;
-}
-
-async function requestCounts(s: Service): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const v of (await s.metrics.peerRequests.get()).values) {
-    const outcome = String(v.labels.outcome);
-    counts[outcome] = (counts[outcome] ?? 0) + v.value;
+  for (const v of (await counter.get()).values) {
+    const key = String(v.labels[label]);
+    counts[key] = (counts[key] ?? 0) + v.value;
   }
   return counts;
 }
+
+/** Peer answers by result, and signature requests by outcome over both transports. */
+const responseCounts = (s: Service) => countsBy(s.metrics.signatureResponses, 'result');
+const requestCounts = (s: Service) => countsBy(s.metrics.peerRequests, 'outcome');
 
 /** `after` − `before`, key by key (a counter's labels appear once first counted). */
 function countsSince(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
