@@ -58,6 +58,8 @@ export interface BenchOptions {
   signatureCacheMax: number | undefined;
   /** The service's workers.threads (BLS worker threads); undefined keeps the service's default. */
   workers: number | undefined;
+  /** The service's p2p.ioShards (worker threads holding the p2p connections; --transport p2p only); undefined keeps the default. */
+  ioShards: number | undefined;
   /** The strategies to measure, in STRATEGIES order (a long run can measure only some). */
   strategies: Strategy[];
 }
@@ -84,6 +86,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   serviceHeapMb: undefined,
   signatureCacheMax: undefined,
   workers: undefined,
+  ioShards: undefined,
   strategies: [...STRATEGIES],
 };
 
@@ -91,7 +94,7 @@ export const USAGE = `usage: npm run bench -- [--validators N] [--transport ws|p
   [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67]
   [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE]
   [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--validators-nice 0-19] [--fan-out-extra PCT]
-  [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--strategies ${STRATEGIES.join(',')}]`;
+  [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--io-shards N] [--strategies ${STRATEGIES.join(',')}]`;
 
 export class BenchArgsError extends Error {
   override readonly name = 'BenchArgsError';
@@ -240,6 +243,10 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         // The config schema's own range (src/config/schema.ts, workers.threads).
         o.workers = integer(name, value(), 1, 64);
         break;
+      case '--io-shards':
+        // The config schema's own range (src/config/schema.ts, p2p.ioShards).
+        o.ioShards = integer(name, value(), 0, 64);
+        break;
       case '--strategies':
         o.strategies = parseStrategies(value());
         break;
@@ -247,6 +254,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         throw new BenchArgsError(name, 'unknown flag');
     }
   }
+  if (o.ioShards !== undefined && o.transport !== 'p2p') throw new BenchArgsError('--io-shards', 'applies to --transport p2p only (the WebSocket signers dial the service)');
   if (o.quorumPercentage + o.quorumPercentageBuffer > 100) {
     throw new BenchArgsError('--buffer', `--quorum + --buffer must be at most 100, got ${o.quorumPercentage + o.quorumPercentageBuffer}`);
   }

@@ -172,6 +172,8 @@ export interface BenchReport {
   signatureCacheMax: number | 'default';
   /** The service's BLS worker threads (workers.threads), 'default' when the run kept the service's default. */
   workers: number | 'default';
+  /** The service's p2p.ioShards, 'default' when the run kept the service's default (0: the main thread). */
+  ioShards: number | 'default';
   /** The strategies this run measured (--strategies); each has its key below. */
   strategies: Strategy[];
   warpgate?: StrategyReport;
@@ -359,6 +361,7 @@ async function measureStrategy(
         ...(o.fanOutExtraPercent === undefined ? {} : { 'aggregation.fanOutExtraPercent': o.fanOutExtraPercent }),
         ...(o.signatureCacheMax === undefined ? {} : { 'signatureCache.maxSignatures': o.signatureCacheMax }),
         ...(o.workers === undefined ? {} : { 'workers.threads': o.workers }),
+        ...(o.ioShards === undefined ? {} : { 'p2p.ioShards': o.ioShards }),
         ...STRATEGY_OVERRIDES[strategy],
       },
     };
@@ -541,6 +544,7 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
       setupSeconds: { scenario: seconds(scenarioMs), signing: seconds(signingMs) },
       signatureCacheMax: o.signatureCacheMax ?? 'default',
       workers: o.workers ?? 'default',
+      ioShards: o.ioShards ?? 'default',
       strategies: [...o.strategies],
       ...results,
       derived: derivedFigures(results),

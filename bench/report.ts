@@ -115,6 +115,7 @@ export function settingsLine(r: BenchReport): string {
     `fan-out extra ${r.fanOutExtraPercent === 'default' ? 'default' : `${r.fanOutExtraPercent}%`}, ` +
     (r.signatureCacheMax === 'default' ? '' : `signature cache ${r.signatureCacheMax} signatures, `) +
     (r.workers === 'default' ? '' : `${r.workers} BLS worker thread${r.workers === 1 ? '' : 's'}, `) +
+    (r.ioShards === undefined || r.ioShards === 'default' ? '' : `${r.ioShards} p2p I/O shard${r.ioShards === 1 ? '' : 's'}, `) +
     `${r.runs} runs, concurrency ${r.concurrency}, ${r.backend}, ${r.machine.cpus} × ${r.machine.cpuModel}, ` +
     `load average ${r.machine.loadAverage.start} → ${r.machine.loadAverage.end}`
   );

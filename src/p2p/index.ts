@@ -1,5 +1,6 @@
 // The public API of the avalanchego p2p transport. Other modules import from here.
 export { P2PNetwork, DEFAULT_P2P_LIMITS, type P2PNetworkOptions, type P2PTarget, type P2PNetworkEvents, type P2PLogger, type Timers } from './network.js';
+export { ShardedP2PNetwork, shardOf, type ShardedP2PNetworkOptions } from './sharded-network.js';
 export { P2PConnection, type ConnectionHooks } from './connection.js';
 export { type P2PAnswer, type SignatureRequestInput, type ConnectionLimits, type LocalSide, type InboundAppRequest, type DiscoveredPeer } from './connection-types.js';
 export { claimedIpPort } from './peer-list.js';

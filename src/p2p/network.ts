@@ -62,6 +62,11 @@ export interface P2PNetworkOptions extends Omit<LocalSideOptions, 'identity' | '
   penalties?: PenaltyPolicy;
   /** The registered BLS key of a validator, to check its ip_bls_sig as avalanchego does. */
   validatorBlsKey?(nodeId: string): PublicKey | undefined;
+  /**
+   * Dial a wanted validator as soon as a PeerList names it (default). An I/O shard turns this off:
+   * the main thread decides which shard owns a validator, so it only reports what it learnt.
+   */
+  adoptDiscovered?: boolean;
   logger?: P2PLogger;
   timers?: Timers;
   random?: () => number;
@@ -350,7 +355,7 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
   private onDiscovered(peers: DiscoveredPeer[]): void {
     for (const p of peers) {
       this.emit('discovered', p);
-      if (this.wanted.has(p.nodeId)) this.addTargets([{ nodeId: p.nodeId, host: p.host, port: p.port }]);
+      if (this.options.adoptDiscovered !== false && this.wanted.has(p.nodeId)) this.addTargets([{ nodeId: p.nodeId, host: p.host, port: p.port }]);
     }
   }
 }

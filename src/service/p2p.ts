@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { BlsBackend } from '../bls/types.js';
 import type { Config } from '../config/config.js';
 import type { InfoClient } from '../node/info.js';
-import { P2PNetwork, parseVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
+import { P2PNetwork, ShardedP2PNetwork, parseVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
 import { sleep, untilAborted } from '../util/abortable.js';
 import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { parseHostPort } from '../util/host-port.js';
@@ -45,7 +45,7 @@ const MIN_DISCOVERY_GAP_MS = 5_000;
 const MAX_ASKED_NODE_IDS = 5_000;
 
 export class P2PTransport {
-  private network: P2PNetwork | undefined;
+  private network: P2PNetwork | ShardedP2PNetwork | undefined;
   private current: TransportState = 'waiting-for-node';
   private readonly book: AddressBook;
   private readonly stop = new AbortController();
@@ -122,7 +122,7 @@ export class P2PTransport {
     const networkId = await this.awaitNetworkId();
     if (networkId === undefined) return;
     const { p2p, identity } = this.opts;
-    const network = new P2PNetwork({
+    const common = {
       networkId,
       identity: identity.identity,
       blsSecretKey: identity.blsSecretKey,
@@ -135,9 +135,11 @@ export class P2PTransport {
       limits: { maxOutstandingRequests: p2p.maxOutstandingRequests },
       reconnect: { minIntervalMs: p2p.reconnectMinIntervalMs, maxMs: p2p.reconnectMaxMs },
       penalties: { threshold: p2p.penaltyThreshold, windowMs: p2p.penaltyWindowMs, cooldownMs: p2p.penaltyCooldownMs, maxTrackedKeys: 100_000 },
-      validatorBlsKey: (nodeId) => this.opts.directory.blsKeyOf(nodeId),
+      validatorBlsKey: (nodeId: string) => this.opts.directory.blsKeyOf(nodeId),
       logger,
-    });
+    };
+    // p2p.ioShards > 0: the connections live in worker threads (sharded-network.ts).
+    const network = p2p.ioShards > 0 ? new ShardedP2PNetwork({ ...common, shards: p2p.ioShards }) : new P2PNetwork(common);
     await network.start();
     if (this.current === 'closed') {
       await network.close();
@@ -153,7 +155,7 @@ export class P2PTransport {
       this.replanSoon();
       this.discoverSoon();
     });
-    logger.info({ nodeId: this.nodeId, networkId, pinnedIdentity: identity.pinned, configuredPeers: p2p.peers.length }, 'p2p transport running');
+    logger.info({ nodeId: this.nodeId, networkId, pinnedIdentity: identity.pinned, configuredPeers: p2p.peers.length, ioShards: p2p.ioShards }, 'p2p transport running');
     this.replan();
     void this.discover();
   }

@@ -76,6 +76,9 @@ describe('the architecture (docs/architecture.md)', () => {
       ['proxy', ['aggregator']],
       ['l1', ['server']],
       ['node', ['server', 'aggregator']],
+      // The p2p I/O shards run p2p/ code in worker threads: they move bytes and must never see
+      // weights, sums or quorum decisions (docs/architecture.md "Threads").
+      ['p2p', ['validators', 'aggregator', 'bls-pool', 'service']],
     ];
     for (const [from, targets] of forbidden) {
       const allowed = wings.get(from)?.mayImport;

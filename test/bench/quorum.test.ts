@@ -118,18 +118,18 @@ describe('npm run bench', () => {
     expect(svg.match(/<path /g)).toHaveLength(5);
   }, 150_000);
 
-  it('--transport p2p --strategies warpgate,floor: the service dials simulated avalanchego nodes, only those two are measured, and warpgate\'s messages verify', async () => {
+  it('--transport p2p --strategies warpgate,floor --io-shards 2: the service dials simulated avalanchego nodes from two shards, only those two strategies are measured, and warpgate\'s messages verify', async () => {
     const json = join(dir, 'results', 'tiny-p2p.json');
     const { code, stdout, stderr } = await runBench(
-      ['--transport', 'p2p', '--validators', '6', '--byzantine', '20', '--runs', '2', '--warmup', '1', '--latency', 'lognormal:15:0.3', '--strategies', 'floor,warpgate', '--workers', '1', '--json', json],
+      ['--transport', 'p2p', '--validators', '6', '--byzantine', '20', '--runs', '2', '--warmup', '1', '--latency', 'lognormal:15:0.3', '--strategies', 'floor,warpgate', '--workers', '1', '--io-shards', '2', '--json', json],
       100_000,
     );
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/6\/6 avalanchego nodes connected/);
     expect(stderr).toMatch(/^warpgate: every signed message verified as avalanchego would$/m);
     const report = JSON.parse(readFileSync(json, 'utf8')) as Record<string, any>;
-    expect(report).toMatchObject({ transport: 'p2p', validators: 6, strategies: ['warpgate', 'floor'], workers: 1 });
-    expect(stdout).toMatch(/, 1 BLS worker thread, /);
+    expect(report).toMatchObject({ transport: 'p2p', validators: 6, strategies: ['warpgate', 'floor'], workers: 1, ioShards: 2 });
+    expect(stdout).toMatch(/, 1 BLS worker thread, 2 p2p I\/O shards, /);
     expect(report).not.toHaveProperty('perSignatureVerify');
     expect(report).not.toHaveProperty('warpgateAllSigners');
     expect(stdout).not.toMatch(/\| `perSignatureVerify` \|/);

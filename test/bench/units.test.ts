@@ -30,6 +30,7 @@ describe('bench flags', () => {
       json: undefined,
       signatureCacheMax: undefined,
       workers: undefined,
+      ioShards: undefined,
       strategies: ['warpgate', 'warpgateAllSigners', 'perSignatureVerify', 'floor'],
     });
     expect(o).toEqual(DEFAULT_OPTIONS);
@@ -40,13 +41,13 @@ describe('bench flags', () => {
       '--validators', '1000', '--weights=uniform', '--latency', 'lognormal:25.5:0.8', '--offline', '5', '--byzantine=2.5',
       '--quorum', '60', '--buffer', '7', '--runs', '50', '--concurrency', '32', '--backend', 'noble', '--json', 'out/r.json',
       '--seed', 's', '--warmup', '0', '--cpu-prof', 'prof', '--signer-processes', '3', '--fan-out-extra', '20',
-      '--validators-nice', '19', '--service-heap-mb', '512', '--transport', 'p2p', '--signature-cache-max', '50000', '--workers', '8', '--strategies', 'floor,warpgate',
+      '--validators-nice', '19', '--service-heap-mb', '512', '--transport', 'p2p', '--signature-cache-max', '50000', '--workers', '8', '--io-shards', '4', '--strategies', 'floor,warpgate',
     ]);
     expect(o).toEqual({
       validators: 1000, transport: 'p2p', weights: 'uniform', latency: { medianMs: 25.5, sigma: 0.8 }, offlinePercent: 5, byzantinePercent: 2.5,
       quorumPercentage: 60, quorumPercentageBuffer: 7, runs: 50, concurrency: 32, backend: 'noble', json: 'out/r.json',
       seed: 's', warmup: 0, cpuProfileDir: 'prof', signerProcesses: 3, validatorsNice: 19, fanOutExtraPercent: 20, serviceHeapMb: 512,
-      signatureCacheMax: 50000, workers: 8, strategies: ['warpgate', 'floor'],
+      signatureCacheMax: 50000, workers: 8, ioShards: 4, strategies: ['warpgate', 'floor'],
     });
   });
 
@@ -60,6 +61,7 @@ describe('bench flags', () => {
     expect(USAGE).toContain('--strategies');
     expect(USAGE).toContain('--signature-cache-max');
     expect(USAGE).toContain('--workers');
+    expect(USAGE).toContain('--io-shards');
   });
 
   it.each([
@@ -95,6 +97,9 @@ describe('bench flags', () => {
     [['--signature-cache-max', '100000001'], '--signature-cache-max'],
     [['--workers', '0'], '--workers'],
     [['--workers', '65'], '--workers'],
+    [['--transport', 'p2p', '--io-shards', '65'], '--io-shards'],
+    // The WebSocket signers dial the service: there is nothing to shard.
+    [['--io-shards', '2'], '--io-shards'],
     [['--runs'], '--runs'],
     [['--fast'], '--fast'],
   ])('refuses %j naming %s', (argv, flag) => {
@@ -303,7 +308,7 @@ function benchReport(strategies: Partial<Record<(typeof STRATEGIES)[number], Str
     signerProcesses: 2, validatorsNice: 0, fanOutExtraPercent: 'default', serviceHeapMb: 'default', weights: 'skewed', latency: { distribution: 'lognormal', medianMs: 40, sigma: 0.5 },
     offlinePercent: 0, byzantinePercent: 0, offlineWeightPercent: 0, byzantineWeightPercent: 0, seed: 's',
     machine: { cpus: 2, cpuModel: 'test', node: 'v20', platform: 'linux/x64', loadAverage: { start: 1, end: 1 } },
-    setupSeconds: { scenario: 1, signing: 1 }, signatureCacheMax: 'default', workers: 'default',
+    setupSeconds: { scenario: 1, signing: 1 }, signatureCacheMax: 'default', workers: 'default', ioShards: 'default',
     strategies: STRATEGIES.filter((s) => strategies[s]),
     ...strategies,
     derived: derivedFigures(strategies),
