@@ -67,6 +67,12 @@ export interface P2PNetworkOptions extends Omit<LocalSideOptions, 'identity' | '
    * the main thread decides which shard owns a validator, so it only reports what it learnt.
    */
   adoptDiscovered?: boolean;
+  /**
+   * Whether this network keeps the strikes of a NodeID (default: every one). An I/O shard keeps
+   * only its own validators'; a strike against another (an impostor met while dialling) is
+   * emitted as 'strikeElsewhere' for the main thread to hand to the shard that owns it.
+   */
+  keepsStrikesOf?(nodeId: string): boolean;
   logger?: P2PLogger;
   timers?: Timers;
   random?: () => number;
@@ -90,6 +96,10 @@ export interface P2PNetworkEvents {
   dialFailed: [nodeId: string, error: P2PDialError];
   /** A validator address learnt from PeerList gossip (signature checked). */
   discovered: [peer: DiscoveredPeer];
+  /** A strike put a NodeID in a cooldown of `cooldownMs`. */
+  banned: [nodeId: string, cooldownMs: number];
+  /** A strike against a NodeID whose strikes this network does not keep (keepsStrikesOf). */
+  strikeElsewhere: [nodeId: string, reason: string];
 }
 
 interface TargetState {
@@ -239,9 +249,21 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
 
   /** A strike against a node (e.g. an invalid signature); at the threshold it is dropped for a cooldown. */
   penalize(nodeId: string, reason: string): void {
+    if (this.options.keepsStrikesOf?.(nodeId) === false) {
+      this.emit('strikeElsewhere', nodeId, reason);
+      return;
+    }
     const banned = this.penalties.strike(nodeId);
     this.logger.warn({ nodeId, reason, banned }, banned ? 'p2p peer penalized, disconnecting it for a cooldown' : 'p2p peer penalized');
-    if (banned) this.targets.get(nodeId)?.conn?.close({ kind: 'local', detail: `penalized: ${reason}` });
+    if (!banned) return;
+    this.emit('banned', nodeId, this.penalties.cooldownRemaining(nodeId));
+    this.targets.get(nodeId)?.conn?.close({ kind: 'local', detail: `penalized: ${reason}` });
+  }
+
+  /** Restores a cooldown (an I/O shard started again is told its validators' bans); not dialled until it ends. */
+  ban(nodeId: string, forMs: number): void {
+    this.penalties.ban(nodeId, forMs);
+    this.targets.get(nodeId)?.conn?.close({ kind: 'local', detail: 'banned' });
   }
 
   stats(): { targets: number; connected: number; dialing: number; outstanding: number } {

@@ -4,7 +4,7 @@
 // shard that dies fails its outstanding asks at once ('disconnected'), reports its validators
 // disconnected and is started again after a backoff, with its targets.
 import { Worker } from 'node:worker_threads';
-import type { AskDone, AskTicket } from '../util/ask.js';
+import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { tsWorker } from '../util/ts-runtime.js';
 import type { P2PAnswer, SignatureRequestInput } from './connection-types.js';
 import { P2PRequestError, type CloseReason } from './errors.js';
@@ -24,6 +24,11 @@ export interface ShardOwner {
   onDisconnected(shard: ShardHandle, nodeId: string, reason: CloseReason): void;
   onDialFailed(nodeId: string, kind: DialFailure, message: string): void;
   onDiscovered(m: FromShard & { type: 'discovered' }): void;
+  /** A strike a shard met against a NodeID it does not own. */
+  penalize(nodeId: string, reason: string): void;
+  onBanned(nodeId: string, cooldownMs: number): void;
+  /** The cooldowns still running for a shard's validators (sent to it when it starts again). */
+  bansOf(shard: number): { nodeId: string; forMs: number }[];
 }
 
 /** A shard that ran this long before it died counts as healthy: its restart waits the minimum again. */
@@ -33,6 +38,9 @@ const CLOSE_GRACE_MS = 5_000;
 
 /** An ask the main thread waits on; its own ticket. */
 class ShardAsk implements AskTicket {
+  /** Posted to the shard (before that, a cancel only drops it from the batch). */
+  sent = false;
+
   constructor(
     private readonly shard: ShardHandle,
     readonly id: number,
@@ -97,19 +105,27 @@ export class ShardHandle {
     const worker = new Worker(new URL(filename), { workerData });
     this.worker = worker;
     this.startedAt = Date.now();
-    worker.on('message', (m: FromShard) => this.onMessage(m));
+    worker.on('message', (m: FromShard) => {
+      // A dead thread's last words (a 'connected' after its exit was handled) must not mark its
+      // validators connected again.
+      if (this.worker === worker) this.onMessage(m);
+    });
     worker.on('error', (err) => this.net.logger.warn({ shard: this.index, err: err.message }, 'p2p shard failed'));
     worker.on('exit', (code) => this.onExit(worker, code));
     // Messages wait in the worker's port until it listens: the targets go at once.
     if (this.targets.length > 0) this.post({ type: 'targets', targets: this.targets });
     if (this.net.wantedNow.length > 0) this.post({ type: 'wanted', nodeIds: this.net.wantedNow });
+    const bans = this.net.bansOf(this.index);
+    if (bans.length > 0) this.post({ type: 'bans', bans });
   }
 
   post(m: ToShard): void {
     this.worker?.postMessage(m);
   }
 
-  enqueue(id: number, nodeId: string, req: SignatureRequestInput, timeoutMs: number, done: AskDone<P2PAnswer>): ShardAsk {
+  enqueue(id: number, nodeId: string, req: SignatureRequestInput, timeoutMs: number, done: AskDone<P2PAnswer>): AskTicket {
+    // Between an exit and the restart nothing would carry the ask: it was never sent.
+    if (!this.worker) return failedAsk(new P2PRequestError('not-connected', nodeId, 'its p2p shard is restarting'), done);
     const ask = new ShardAsk(this, id, nodeId, done);
     this.pending.set(id, ask);
     const b = this.batch;
@@ -128,6 +144,8 @@ export class ShardHandle {
 
   cancel(ask: ShardAsk): void {
     if (!this.pending.delete(ask.id)) return;
+    // Not sent yet: the flush leaves it out, and the validator is never asked.
+    if (!ask.sent) return;
     this.cancels.push(ask.id);
     this.flushSoon();
   }
@@ -163,7 +181,21 @@ export class ShardHandle {
     const b = this.batch;
     if (b.ids.length === 0) return;
     this.batch = emptyBatch();
-    this.post({ type: 'asks', requests: b.requests, ids: b.ids, nodeIds: b.nodeIds, requestOf: b.requestOf, timeoutsMs: b.timeoutsMs });
+    // Leave out what was cancelled before it went (the bodies stay: cheaper than re-indexing).
+    const ids: number[] = [];
+    const nodeIds: string[] = [];
+    const requestOf: number[] = [];
+    const timeoutsMs: number[] = [];
+    for (let i = 0; i < b.ids.length; i++) {
+      const ask = this.pending.get(b.ids[i]!);
+      if (!ask) continue;
+      ask.sent = true;
+      ids.push(b.ids[i]!);
+      nodeIds.push(b.nodeIds[i]!);
+      requestOf.push(b.requestOf[i]!);
+      timeoutsMs.push(b.timeoutsMs[i]!);
+    }
+    if (ids.length > 0) this.post({ type: 'asks', requests: b.requests, ids, nodeIds, requestOf, timeoutsMs });
   }
 
   private onMessage(m: FromShard): void {
@@ -186,6 +218,12 @@ export class ShardHandle {
         return;
       case 'stats':
         this.dialing = m.dialing;
+        return;
+      case 'penalize':
+        this.net.penalize(m.nodeId, m.reason);
+        return;
+      case 'banned':
+        this.net.onBanned(m.nodeId, m.cooldownMs);
         return;
       case 'log':
         this.net.logger[m.level]({ ...m.obj, shard: this.index }, m.msg);
@@ -225,15 +263,20 @@ export class ShardHandle {
     this.batch = emptyBatch();
     this.cancels = [];
     const closing = this.closing;
-    const reason = closing ? 'closed' : 'disconnected';
-    const asks = [...this.pending.values()];
-    this.pending.clear();
-    for (const a of asks) a.done(new P2PRequestError(reason, a.nodeId, closing ? 'the p2p network is closed' : 'the p2p shard serving it stopped'), undefined);
+    // Not connected first: a callback below that asks again must find the validator gone, not a
+    // shard with no thread.
     for (const nodeId of [...this.connected]) {
       this.connected.delete(nodeId);
       this.net.onDisconnected(this, nodeId, { kind: 'local', detail: closing ? 'shutting down' : 'its p2p shard stopped' });
     }
     this.dialing = 0;
+    const reason = closing ? 'closed' : 'disconnected';
+    const asks = [...this.pending.values()];
+    for (const a of asks) {
+      // One callback may cancel another ask of the list: that one then hears nothing.
+      if (!this.pending.delete(a.id)) continue;
+      a.done(new P2PRequestError(reason, a.nodeId, closing ? 'the p2p network is closed' : 'the p2p shard serving it stopped'), undefined);
+    }
     if (closing) {
       this.closing = undefined;
       this.settleFirstStart?.(new Error(`p2p shard ${this.index} was closed before it started`));

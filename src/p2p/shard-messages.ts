@@ -15,6 +15,8 @@ import type { RequestFailure } from '../util/request-failure.js';
 /** A shard's configuration (its workerData). */
 export interface ShardInit {
   shard: number;
+  /** How many shards there are (shardOf). */
+  shards: number;
   networkId: number;
   certPem: string;
   keyPem: string;
@@ -50,6 +52,8 @@ export type ToShard =
   | { type: 'asks'; requests: SignatureRequestInput[]; ids: number[]; nodeIds: string[]; requestOf: number[]; timeoutsMs: number[] }
   | { type: 'cancel'; ids: number[] }
   | { type: 'penalize'; nodeId: string; reason: string }
+  /** Cooldowns a restarted shard's validators were serving when its thread died. */
+  | { type: 'bans'; bans: { nodeId: string; forMs: number }[] }
   | { type: 'pullPeerList' }
   | { type: 'close' };
 
@@ -66,7 +70,21 @@ export type FromShard =
   /** The certificate as DER: the main thread parses it again (PeerList gossip is rare). */
   | { type: 'discovered'; nodeId: string; host: string; port: number; timestamp: bigint; certificateDer: Uint8Array }
   | { type: 'stats'; dialing: number }
+  /** A strike against a NodeID another shard owns: the main thread passes it on. */
+  | { type: 'penalize'; nodeId: string; reason: string }
+  /** A validator of this shard was put in a cooldown (kept on the main thread across restarts). */
+  | { type: 'banned'; nodeId: string; cooldownMs: number }
   | { type: 'log'; level: 'debug' | 'info' | 'warn'; obj: object; msg: string }
   | { type: 'closed' };
 
 export const SIGNATURE_BYTES = 96;
+
+/** FNV-1a over the NodeID's characters: a validator always lands on the same shard. */
+export function shardOf(nodeId: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < nodeId.length; i++) {
+    h ^= nodeId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % shards;
+}

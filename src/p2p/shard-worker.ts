@@ -11,7 +11,7 @@ import { RequestFailedError } from '../util/request-failure.js';
 import type { P2PAnswer, SignatureRequestInput } from './connection-types.js';
 import { loadStakingIdentity } from './identity.js';
 import { P2PNetwork, type P2PLogger } from './network.js';
-import { SIGNATURE_BYTES, type FromShard, type ShardInit, type ShardOutcome, type ShardTarget, type ToShard } from './shard-messages.js';
+import { SIGNATURE_BYTES, shardOf, type FromShard, type ShardInit, type ShardOutcome, type ShardTarget, type ToShard } from './shard-messages.js';
 
 /** How often the shard reports its dialling and outstanding counts (the status page, metrics). */
 const STATS_INTERVAL_MS = 1_000;
@@ -20,7 +20,7 @@ class Shard {
   private readonly network: P2PNetwork;
   private readonly bls: BlsBackend;
   private readonly tickets = new Map<number, AskTicket>();
-  private readonly blsKeys = new Map<string, PublicKey>();
+  private blsKeys = new Map<string, PublicKey>();
   private signatureIds: number[] = [];
   private signatures: Uint8Array[] = [];
   private others: ShardOutcome[] = [];
@@ -56,11 +56,14 @@ class Shard {
       penalties: init.penalties,
       validatorBlsKey: (nodeId) => this.blsKeys.get(nodeId),
       adoptDiscovered: false,
+      keepsStrikesOf: (nodeId) => shardOf(nodeId, init.shards) === init.shard,
       logger,
     });
     this.network.on('connected', (nodeId) => post({ type: 'connected', nodeId }));
     this.network.on('disconnected', (nodeId, reason) => post({ type: 'disconnected', nodeId, reason }));
     this.network.on('dialFailed', (nodeId, err) => post({ type: 'dialFailed', nodeId, kind: err.kind, message: err.message }));
+    this.network.on('strikeElsewhere', (nodeId, reason) => post({ type: 'penalize', nodeId, reason }));
+    this.network.on('banned', (nodeId, cooldownMs) => post({ type: 'banned', nodeId, cooldownMs }));
     this.network.on('discovered', (p) => post({ type: 'discovered', nodeId: p.nodeId, host: p.host, port: p.port, timestamp: p.timestamp, certificateDer: p.certificate.der }));
     this.statsTimer = setInterval(() => {
       post({ type: 'stats', dialing: this.network.stats().dialing });
@@ -93,6 +96,9 @@ class Shard {
       case 'penalize':
         this.network.penalize(m.nodeId, m.reason);
         return;
+      case 'bans':
+        for (const b of m.bans) this.network.ban(b.nodeId, b.forMs);
+        return;
       case 'pullPeerList':
         this.network.pullPeerList();
         return;
@@ -103,28 +109,35 @@ class Shard {
   }
 
   private setTargets(targets: ShardTarget[]): void {
-    this.blsKeys.clear();
+    // Every replan sends the whole slice: decode only the keys that are new or changed.
+    const keys = new Map<string, PublicKey>();
     for (const t of targets) {
       if (!t.blsKey) continue;
+      const known = this.blsKeys.get(t.nodeId);
+      if (known && bytesEqual(known.bytes, t.blsKey)) {
+        keys.set(t.nodeId, known);
+        continue;
+      }
       try {
-        this.blsKeys.set(t.nodeId, this.bls.publicKeyFromBytes(t.blsKey));
+        keys.set(t.nodeId, this.bls.publicKeyFromBytes(t.blsKey));
       } catch {
         // The main thread sends keys of canonical sets, which were checked already; a key that
         // does not decode here is left out, as if unregistered.
       }
     }
+    this.blsKeys = keys;
     this.network.setTargets(targets.map(({ nodeId, host, port }) => ({ nodeId, host, port })));
   }
 
   private ask(id: number, nodeId: string, req: SignatureRequestInput, timeoutMs: number): void {
     const ticket = this.network.ask(nodeId, req, timeoutMs, (err, answer) => {
       if (!this.tickets.delete(id)) return;
-      this.settle(id, err, answer);
+      this.settle(id, nodeId, err, answer);
     });
     this.tickets.set(id, ticket);
   }
 
-  private settle(id: number, err: Error | undefined, answer: P2PAnswer | undefined): void {
+  private settle(id: number, nodeId: string, err: Error | undefined, answer: P2PAnswer | undefined): void {
     if (answer?.kind === 'signature' && answer.signature.length === SIGNATURE_BYTES) {
       this.signatureIds.push(id);
       this.signatures.push(answer.signature);
@@ -135,7 +148,10 @@ class Shard {
       this.others.push({ id, kind: 'failed', reason: 'protocol', detail: 'a signature that is not 96 bytes' });
     } else {
       const reason = err instanceof RequestFailedError ? err.reason : 'protocol';
-      this.others.push({ id, kind: 'failed', reason, detail: err?.message ?? 'no answer' });
+      // The main thread names the node again (P2PRequestError): the detail goes without it.
+      const message = err?.message ?? 'no answer';
+      const detail = message.startsWith(`${nodeId}: `) ? message.slice(nodeId.length + 2) : message;
+      this.others.push({ id, kind: 'failed', reason, detail });
     }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -161,6 +177,10 @@ class Shard {
     if (this.flushScheduled) this.flush();
     this.post({ type: 'closed' });
   }
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 if (parentPort) {

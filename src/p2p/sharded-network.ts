@@ -18,7 +18,9 @@ import type { StakingIdentity } from './identity.js';
 import type { P2PLogger, P2PNetworkEvents, P2PTarget } from './network.js';
 import type { PenaltyPolicy, ReconnectPolicy } from './reconnect.js';
 import { ShardHandle, type ShardOwner } from './shard-handle.js';
-import type { FromShard, ShardInit, ShardTarget } from './shard-messages.js';
+import { shardOf, type FromShard, type ShardInit, type ShardTarget } from './shard-messages.js';
+
+export { shardOf };
 import { parseStakingCertificate } from './staking-certificate.js';
 import { P2PDialError, type DialFailure } from './tls.js';
 import type { ClientVersion } from './version.js';
@@ -51,15 +53,6 @@ export interface ShardedP2PNetworkOptions {
 
 const silent: P2PLogger = { debug() {}, info() {}, warn() {} };
 const DEFAULT_DIAL_CONCURRENCY = 32;
-/** FNV-1a over the NodeID's characters: a validator always lands on the same shard. */
-export function shardOf(nodeId: string, shards: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < nodeId.length; i++) {
-    h ^= nodeId.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0) % shards;
-}
 
 export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements ShardOwner {
   readonly identity: StakingIdentity;
@@ -71,6 +64,9 @@ export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements
   /** Connected NodeID → the shard holding its connection (read per request). */
   private readonly connectedAt = new Map<string, ShardHandle>();
   private readonly options: ShardedP2PNetworkOptions;
+  /** NodeID → when its cooldown ends: a shard that dies does not forget its bans. */
+  private readonly bans = new Map<string, number>();
+  private readonly maxBans: number;
   private nextId = 1;
   private pulls = 0;
   private started = false;
@@ -84,11 +80,13 @@ export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements
     this.logger = options.logger ?? silent;
     this.restartMinMs = options.restartMinMs ?? 1_000;
     this.restartMaxMs = options.restartMaxMs ?? 30_000;
+    this.maxBans = options.penalties?.maxTrackedKeys ?? 100_000;
     const blsSecretKey = (options.blsSecretKey ?? options.bls.generateSecretKey()).bytes;
     const dialConcurrency = Math.ceil((options.dialConcurrency ?? DEFAULT_DIAL_CONCURRENCY) / options.shards);
     for (let i = 0; i < options.shards; i++) {
       const init: ShardInit = {
         shard: i,
+        shards: options.shards,
         networkId: options.networkId,
         certPem: options.identity.certPem,
         keyPem: options.identity.keyPem,
@@ -222,6 +220,23 @@ export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements
   onDisconnected(shard: ShardHandle, nodeId: string, reason: CloseReason): void {
     if (this.connectedAt.get(nodeId) === shard) this.connectedAt.delete(nodeId);
     this.emit('disconnected', nodeId, reason);
+  }
+
+  onBanned(nodeId: string, cooldownMs: number): void {
+    this.bans.delete(nodeId);
+    this.bans.set(nodeId, Date.now() + cooldownMs);
+    // Bounded as the shards' own penalty boxes are: the oldest ban is forgotten first.
+    if (this.bans.size > this.maxBans) this.bans.delete(this.bans.keys().next().value!);
+  }
+
+  bansOf(shard: number): { nodeId: string; forMs: number }[] {
+    const now = Date.now();
+    const out: { nodeId: string; forMs: number }[] = [];
+    for (const [nodeId, until] of this.bans) {
+      if (until <= now) this.bans.delete(nodeId);
+      else if (shardOf(nodeId, this.shards.length) === shard) out.push({ nodeId, forMs: until - now });
+    }
+    return out;
   }
 
   onDialFailed(nodeId: string, kind: DialFailure, message: string): void {

@@ -9,7 +9,7 @@
 //   2. else one of its NodeIDs connected over p2p (the first in the set's order).
 //
 // Only when the chosen transport turns out to have no connection after all (it dropped between
-// isConnected and request, so nothing was sent) is the other one tried. An AppError is a refusal,
+// isConnected and request, so nothing was sent) is the other one tried, either way round. An AppError is a refusal,
 // counted as the WebSocket signers' refusals are, with its code in the reason, the logs and the
 // metrics (appErrorName). A signature that fails its check penalizes whoever sent it: the
 // transport that answered for that key last.
@@ -144,6 +144,7 @@ class RoutedAsk implements AskTicket {
   private nodeId = '';
   private finished = false;
   private triedP2P = false;
+  private triedWs = false;
 
   constructor(
     private readonly routing: SignerRouting,
@@ -155,6 +156,7 @@ class RoutedAsk implements AskTicket {
 
   viaWs(): void {
     this.transport = 'ws';
+    this.triedWs = true;
     this.inner = this.routing.ws.ask(this.key, this.req, this.timeoutMs, (err, answer) => this.onWs(err, answer));
   }
 
@@ -192,7 +194,16 @@ class RoutedAsk implements AskTicket {
 
   private onP2P(err: Error | undefined, answer: P2PAnswer | undefined): void {
     if (this.finished) return;
-    if (err) return this.finish(err, undefined);
+    if (err) {
+      // Nothing was sent (with p2p.ioShards, isConnected can be a message behind the shard): the
+      // signer, when it has connected since.
+      if (notConnected(err) && !this.triedWs && this.routing.ws.isConnected(this.key)) {
+        this.routing.counted('p2p', 'failed');
+        this.viaWs();
+        return;
+      }
+      return this.finish(err, undefined);
+    }
     if (answer!.kind === 'signature') {
       this.routing.remember(this.key, { transport: 'p2p', nodeId: this.nodeId });
       return this.finish(undefined, answer);

@@ -48,6 +48,11 @@ export class PenaltyBox {
     return false;
   }
 
+  /** Starts (or restores) a cooldown of `forMs` for the key, as a strike at the threshold would. */
+  ban(key: string, forMs: number): void {
+    if (forMs > 0) this.remember(this.cooldowns, key, this.now() + forMs);
+  }
+
   /** Milliseconds until the key may connect again; 0 when it is not cooling down. */
   cooldownRemaining(key: string): number {
     const until = this.cooldowns.get(key);

@@ -88,6 +88,8 @@ describe('ShardedP2PNetwork', () => {
     // The callback form's deadline is the shard connection's sweep (as on one thread): it ends as a timeout too.
     const swept = await askOnce(net, refusing.nodeId, request(3, new Uint8Array(32).fill(3)), 50);
     expect((swept.err as P2PRequestError).reason).toBe('timeout');
+    // Named once, as the one-thread network names it.
+    expect(swept.err!.message).toBe(`${refusing.nodeId}: no answer before the deadline`);
     let returned = false;
     const notConnected = new Promise<Error | undefined>((resolve) => {
       net.ask('NodeID-111111111111111111116DBWJs', request(3), 1_000, (err) => resolve(returned ? err : new Error('called before ask returned')));
@@ -96,7 +98,7 @@ describe('ShardedP2PNetwork', () => {
     expect(((await notConnected) as P2PRequestError).reason).toBe('not-connected');
   });
 
-  it('sends the asks of one turn to a shard as one message, the shared request body once; a cancelled ask is never answered', async () => {
+  it('sends the asks of one turn to a shard as one message, the shared request body once; a cancelled ask is never answered, and never sent if cancelled in time', async () => {
     const node = await startNode();
     const net = await startSharded({ shards: 1 });
     net.setTargets([targetOf(node)]);
@@ -109,13 +111,22 @@ describe('ShardedP2PNetwork', () => {
     expect((await answers).every((r) => r.answer?.kind === 'signature')).toBe(true);
     const asks = seen.filter((m) => m.type === 'asks');
     expect(asks).toHaveLength(1);
-    expect(asks[0]).toMatchObject({ type: 'asks', requests: [{}, {}] });
-    expect((asks[0] as ToShard & { type: 'asks' }).ids).toHaveLength(21);
-    expect(seen.filter((m) => m.type === 'cancel')).toEqual([{ type: 'cancel', ids: [expect.any(Number)] }]);
-    // The cancelled request's answer arrives and is dropped; the connection stays.
-    expect((await askOnce(net, node.nodeId, request(3))).answer?.kind).toBe('signature');
+    // Cancelled in the turn it was made: left out of the message, so the node was asked 20 times.
+    const first = asks[0] as ToShard & { type: 'asks' };
+    expect(first.ids).toHaveLength(20);
+    // One body for the twenty.
+    expect(new Set(first.requestOf).size).toBe(1);
+    expect(seen.filter((m) => m.type === 'cancel')).toEqual([]);
+    expect(node.stats().answered).toBe(20);
+    // Cancelled after it went (to a chain the node drops, so it is still outstanding): the shard is told.
+    const late = net.ask(node.nodeId, request(3, new Uint8Array(32).fill(3)), 10_000, (err, a) => heard.push(err ?? a));
+    await waitFor(() => seen.filter((m) => m.type === 'asks').length === 2, 'the second ask to go');
+    late.cancel('cancelled');
+    await waitFor(() => seen.some((m) => m.type === 'cancel'), 'the cancel to go');
+    expect((await askOnce(net, node.nodeId, request(4))).answer?.kind).toBe('signature');
     expect(heard).toEqual([]);
     expect(net.stats().outstanding).toBe(0);
+    expect(net.isConnected(node.nodeId)).toBe(true);
   });
 
   it('penalize reaches the shard holding the connection: at the threshold the validator is dropped', async () => {
@@ -128,6 +139,39 @@ describe('ShardedP2PNetwork', () => {
     expect((await dropped)[0]).toBe(nodes[0]!.nodeId);
     expect(net.isConnected(nodes[0]!.nodeId)).toBe(false);
     expect(nodes.slice(1).every((n) => net.isConnected(n.nodeId))).toBe(true);
+  });
+
+  it('a strike one shard meets against a validator of another (an impostor at a dialled address) is kept by the owner', async () => {
+    const nodes = await nodesOnBothShards(2);
+    const impostor = nodes[0]!;
+    const owner = shardOf(impostor.nodeId, 2);
+    // A validator of the other shard whose address (stale, say) now answers with the impostor's certificate.
+    let expected = ephemeralStakingIdentity().nodeId;
+    while (shardOf(expected, 2) === owner) expected = ephemeralStakingIdentity().nodeId;
+    const net = await startSharded({ penalties: { threshold: 1, windowMs: 60_000, cooldownMs: 60_000, maxTrackedKeys: 100 } });
+    net.setTargets([targetOf(impostor)]);
+    await waitFor(() => net.isConnected(impostor.nodeId), 'the impostor connected as itself');
+    const dropped = once<[string]>(net, 'disconnected');
+    net.setTargets([targetOf(impostor), { nodeId: expected, ...impostor.address }]);
+    expect((await dropped)[0]).toBe(impostor.nodeId);
+    expect(net.bansOf(owner).map((b) => b.nodeId)).toEqual([impostor.nodeId]);
+  });
+
+  it('a ban outlives the shard that made it: started again, the shard does not dial the banned validator', async () => {
+    const nodes: SimulatedAvalancheNode[] = [];
+    while (nodes.filter((n) => shardOf(n.nodeId, 2) === 0).length < 2) nodes.push(await startNode());
+    const [banned, mate] = nodes.filter((n) => shardOf(n.nodeId, 2) === 0);
+    const net = await startSharded({ restartMinMs: 50, penalties: { threshold: 1, windowMs: 60_000, cooldownMs: 60_000, maxTrackedKeys: 100 } });
+    net.setTargets(nodes.map(targetOf));
+    await waitFor(() => net.stats().connected === nodes.length, 'connected');
+    net.penalize(banned!.nodeId, 'an invalid signature');
+    await waitFor(() => !net.isConnected(banned!.nodeId) && net.bansOf(0).length === 1, 'the ban');
+    await workerOf(net, 0).terminate();
+    await waitFor(() => net.isConnected(mate!.nodeId), 'the restarted shard to reconnect the other', 30_000);
+    // Dialled together with its shard-mate, were its ban forgotten.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(net.isConnected(banned!.nodeId)).toBe(false);
+    expect(net.bansOf(0)).toEqual([{ nodeId: banned!.nodeId, forMs: expect.any(Number) }]);
   });
 
   it('checks a validator’s Handshake against its registered BLS key, sent to the shard with the target', async () => {

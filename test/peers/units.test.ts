@@ -132,4 +132,14 @@ describe('penalties', () => {
     expect(box.strike('a')).toBe(false);
     expect(box.strike('c')).toBe(true);
   });
+  it('ban restores a cooldown without strikes (a restarted p2p shard); none for 0 ms', () => {
+    let now = 0;
+    const box = new PenaltyBox({ threshold: 3, windowMs: 1_000, cooldownMs: 5_000 }, () => now);
+    box.ban('k', 2_000);
+    expect(box.cooldownRemaining('k')).toBe(2_000);
+    box.ban('z', 0);
+    expect(box.cooldownRemaining('z')).toBe(0);
+    now = 2_000;
+    expect(box.cooldownRemaining('k')).toBe(0);
+  });
 });

@@ -67,6 +67,27 @@ describe('SignerRouting.ask', () => {
     expect(ws.penalized).toEqual([]);
   });
 
+  it('over p2p when the signer is not connected; when p2p had no connection after all, the signer that has connected since', () => {
+    const { r, ws, p2p, counted } = routing();
+    ws.connected = false;
+    const heard: unknown[] = [];
+    r.ask(KEY, req, 1_000, (err, a) => heard.push(err ?? a));
+    expect(p2p.asked.map((a) => a.to)).toEqual([NODE]);
+    ws.connected = true;
+    p2p.asked[0]!.done(new PeerRequestError('not-connected', NODE, 'gone'), undefined);
+    expect(ws.asked.map((a) => a.to)).toEqual([KEY]);
+    ws.asked[0]!.done(undefined, { kind: 'signature', signature: SIG });
+    expect(heard).toEqual([{ kind: 'signature', signature: SIG }]);
+    expect(counted).toEqual(['p2p failed', 'ws signature']);
+    // Neither connected: the p2p failure is the answer, and nothing is tried twice.
+    ws.connected = false;
+    r.ask(KEY, req, 1_000, (err, a) => heard.push(err ?? a));
+    const notConnected = new PeerRequestError('not-connected', NODE, 'gone');
+    p2p.asked[1]!.done(notConnected, undefined);
+    expect(heard[1]).toBe(notConnected);
+    expect(ws.asked).toHaveLength(1);
+  });
+
   it('a p2p AppError is a refusal naming the code; another failure passes through as it is', () => {
     const { r, ws, p2p, counted } = routing();
     ws.connected = false;
