@@ -90,9 +90,9 @@ export class P2PTransport {
     return this.network?.stats().connected ?? 0;
   }
 
-  stats(): { state: TransportState; nodeId: string; targets: number; connected: number; dialing: number } {
+  stats(): { state: TransportState; nodeId: string; targets: number; connected: number; dialing: number; ioShards: number } {
     const s = this.network?.stats();
-    return { state: this.current, nodeId: this.nodeId, targets: s?.targets ?? 0, connected: s?.connected ?? 0, dialing: s?.dialing ?? 0 };
+    return { state: this.current, nodeId: this.nodeId, targets: s?.targets ?? 0, connected: s?.connected ?? 0, dialing: s?.dialing ?? 0, ioShards: this.opts.p2p.ioShards };
   }
 
   request(nodeId: string, req: SignatureRequestInput, opts: { timeoutMs?: number; signal?: AbortSignal }): Promise<P2PAnswer> {

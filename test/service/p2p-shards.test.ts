@@ -24,6 +24,9 @@ describe('p2p.ioShards', () => {
     expect(status).toBe(201);
     expect((await verifiesIndependently(w, body.signedMessage)).signers).toBeGreaterThan(0);
     expect(w.service.p2p!.stats()).toMatchObject({ state: 'running', targets: 6, connected: 6 });
+    // /ready tells the operator how the transport runs.
+    const ready = (await (await fetch(`${w.service.url}/ready`)).json()) as { peers: { p2p: unknown } };
+    expect(ready.peers.p2p).toMatchObject({ state: 'running', connected: 6, ioShards: 2 });
   });
 
   it('learns addresses from a PeerList a shard reads: the main thread plans them and hands each to its shard', async () => {

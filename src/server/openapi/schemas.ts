@@ -91,6 +91,7 @@ export const SCHEMAS: Record<string, Schema> = {
               targets: { type: 'integer', minimum: 0 },
               connected: { type: 'integer', minimum: 0 },
               dialing: { type: 'integer', minimum: 0 },
+              ioShards: { type: 'integer', minimum: 0, description: 'worker threads holding the connections (p2p.ioShards); 0: the main thread' },
             }),
           ],
         },
