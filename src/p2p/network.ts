@@ -16,6 +16,7 @@ import { PenaltyBox } from '../util/penalty-box.js';
 import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { dialPeer, P2PDialError } from './tls.js';
 import { initCompression } from './compression.js';
+import type { ClientVersion } from './version.js';
 
 export interface P2PTarget {
   nodeId: string;
@@ -47,10 +48,12 @@ const realTimers: Timers = {
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
-export interface P2PNetworkOptions extends Omit<LocalSideOptions, 'identity' | 'bls' | 'onUnparseable'> {
-  /** Ephemeral when absent; replicas must not share one (a node keeps one connection per NodeID). */
-  identity?: StakingIdentity;
-  bls?: BlsBackend;
+/** A network's settings that are plain data: an I/O shard is sent them as they are. */
+export interface P2PNetworkSettings {
+  networkId: number;
+  version?: ClientVersion;
+  publicHost?: string;
+  publicPort?: number;
   requestTimeoutMs?: number;
   /** TCP + TLS. */
   connectTimeoutMs?: number;
@@ -60,6 +63,12 @@ export interface P2PNetworkOptions extends Omit<LocalSideOptions, 'identity' | '
   dialConcurrency?: number;
   reconnect?: ReconnectPolicy;
   penalties?: PenaltyPolicy;
+}
+
+export interface P2PNetworkOptions extends Omit<LocalSideOptions, 'identity' | 'bls' | 'onUnparseable'>, P2PNetworkSettings {
+  /** Ephemeral when absent; replicas must not share one (a node keeps one connection per NodeID). */
+  identity?: StakingIdentity;
+  bls?: BlsBackend;
   /** The registered BLS key of a validator, to check its ip_bls_sig as avalanchego does. */
   validatorBlsKey?(nodeId: string): PublicKey | undefined;
   /**

@@ -6,33 +6,21 @@
 // targets and quorum stay on the main thread (docs/architecture.md).
 import type { BackendName } from '../bls/types.js';
 import type { CloseReason } from './errors.js';
-import type { ConnectionLimits, SignatureRequestInput } from './connection-types.js';
-import type { PenaltyPolicy, ReconnectPolicy } from './reconnect.js';
+import type { SignatureRequestInput } from './connection-types.js';
+import type { P2PNetworkSettings } from './network.js';
 import type { DialFailure } from './tls.js';
-import type { ClientVersion } from './version.js';
 import type { RequestFailure } from '../util/request-failure.js';
 
 /** A shard's configuration (its workerData). */
-export interface ShardInit {
+export interface ShardInit extends P2PNetworkSettings {
   shard: number;
   /** How many shards there are (shardOf). */
   shards: number;
-  networkId: number;
   certPem: string;
   keyPem: string;
   /** The same BLS key in every shard, so that every connection claims one signed address. */
   blsSecretKey: Uint8Array;
   blsBackend: BackendName;
-  version?: ClientVersion;
-  publicHost?: string;
-  publicPort?: number;
-  requestTimeoutMs?: number;
-  connectTimeoutMs?: number;
-  limits?: Partial<ConnectionLimits>;
-  maxPeers?: number;
-  dialConcurrency?: number;
-  reconnect?: ReconnectPolicy;
-  penalties?: PenaltyPolicy;
   /** Forward debug-level log lines (off unless the main logger would print them). */
   logDebug: boolean;
 }

@@ -39,24 +39,15 @@ class Shard {
       info: (obj, msg) => post({ type: 'log', level: 'info', obj, msg }),
       warn: (obj, msg) => post({ type: 'log', level: 'warn', obj, msg }),
     };
+    const { shard, shards, certPem, keyPem, blsSecretKey, blsBackend, logDebug, ...settings } = init;
     this.network = new P2PNetwork({
-      networkId: init.networkId,
-      identity: loadStakingIdentity(init.certPem, init.keyPem),
-      blsSecretKey: this.bls.secretKeyFromBytes(init.blsSecretKey),
+      ...settings,
+      identity: loadStakingIdentity(certPem, keyPem),
+      blsSecretKey: this.bls.secretKeyFromBytes(blsSecretKey),
       bls: this.bls,
-      version: init.version,
-      publicHost: init.publicHost,
-      publicPort: init.publicPort,
-      requestTimeoutMs: init.requestTimeoutMs,
-      connectTimeoutMs: init.connectTimeoutMs,
-      limits: init.limits,
-      maxPeers: init.maxPeers,
-      dialConcurrency: init.dialConcurrency,
-      reconnect: init.reconnect,
-      penalties: init.penalties,
       validatorBlsKey: (nodeId) => this.blsKeys.get(nodeId),
       adoptDiscovered: false,
-      keepsStrikesOf: (nodeId) => shardOf(nodeId, init.shards) === init.shard,
+      keepsStrikesOf: (nodeId) => shardOf(nodeId, shards) === shard,
       logger,
     });
     this.network.on('connected', (nodeId) => post({ type: 'connected', nodeId }));

@@ -12,38 +12,25 @@
 import { EventEmitter } from 'node:events';
 import type { BlsBackend, PublicKey, SecretKey } from '../bls/types.js';
 import { askAsPromise, failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
-import type { ConnectionLimits, P2PAnswer, SignatureRequestInput } from './connection-types.js';
+import type { P2PAnswer, SignatureRequestInput } from './connection-types.js';
 import { abortedBy, P2PRequestError, type CloseReason } from './errors.js';
 import type { StakingIdentity } from './identity.js';
-import type { P2PLogger, P2PNetworkEvents, P2PTarget } from './network.js';
-import type { PenaltyPolicy, ReconnectPolicy } from './reconnect.js';
+import type { P2PLogger, P2PNetworkEvents, P2PNetworkSettings, P2PTarget } from './network.js';
 import { ShardHandle, type ShardOwner } from './shard-handle.js';
 import { shardOf, type FromShard, type ShardInit, type ShardTarget } from './shard-messages.js';
 
 export { shardOf };
 import { parseStakingCertificate } from './staking-certificate.js';
 import { P2PDialError, type DialFailure } from './tls.js';
-import type { ClientVersion } from './version.js';
 
-export interface ShardedP2PNetworkOptions {
+/** The settings go to every shard as they are, but dialConcurrency is split between them (each its share, rounded up). */
+export interface ShardedP2PNetworkOptions extends P2PNetworkSettings {
   /** Worker threads, at least 1. */
   shards: number;
-  networkId: number;
   identity: StakingIdentity;
   bls: BlsBackend;
   /** Absent: one throwaway key, shared by every shard. */
   blsSecretKey?: SecretKey;
-  version?: ClientVersion;
-  publicHost?: string;
-  publicPort?: number;
-  requestTimeoutMs?: number;
-  connectTimeoutMs?: number;
-  limits?: Partial<ConnectionLimits>;
-  maxPeers?: number;
-  /** Split between the shards (each gets its share, rounded up). */
-  dialConcurrency?: number;
-  reconnect?: ReconnectPolicy;
-  penalties?: PenaltyPolicy;
   validatorBlsKey?(nodeId: string): PublicKey | undefined;
   logger?: P2PLogger & { isLevelEnabled?(level: string): boolean };
   /** A dead shard is started again after this, doubling per failure up to restartMaxMs. */
@@ -81,29 +68,19 @@ export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements
     this.restartMinMs = options.restartMinMs ?? 1_000;
     this.restartMaxMs = options.restartMaxMs ?? 30_000;
     this.maxBans = options.penalties?.maxTrackedKeys ?? 100_000;
-    const blsSecretKey = (options.blsSecretKey ?? options.bls.generateSecretKey()).bytes;
-    const dialConcurrency = Math.ceil((options.dialConcurrency ?? DEFAULT_DIAL_CONCURRENCY) / options.shards);
-    for (let i = 0; i < options.shards; i++) {
-      const init: ShardInit = {
-        shard: i,
-        shards: options.shards,
-        networkId: options.networkId,
-        certPem: options.identity.certPem,
-        keyPem: options.identity.keyPem,
-        blsSecretKey,
-        blsBackend: options.bls.name,
-        version: options.version,
-        publicHost: options.publicHost,
-        publicPort: options.publicPort,
-        requestTimeoutMs: options.requestTimeoutMs,
-        connectTimeoutMs: options.connectTimeoutMs,
-        limits: options.limits,
-        maxPeers: options.maxPeers,
-        dialConcurrency,
-        reconnect: options.reconnect,
-        penalties: options.penalties,
-        logDebug: options.logger?.isLevelEnabled?.('debug') ?? false,
-      };
+    const { shards, identity, bls, blsSecretKey, validatorBlsKey, logger, restartMinMs, restartMaxMs, ...settings } = options;
+    const shared = {
+      ...settings,
+      shards,
+      certPem: identity.certPem,
+      keyPem: identity.keyPem,
+      blsSecretKey: (blsSecretKey ?? bls.generateSecretKey()).bytes,
+      blsBackend: bls.name,
+      dialConcurrency: Math.ceil((settings.dialConcurrency ?? DEFAULT_DIAL_CONCURRENCY) / shards),
+      logDebug: logger?.isLevelEnabled?.('debug') ?? false,
+    };
+    for (let i = 0; i < shards; i++) {
+      const init: ShardInit = { ...shared, shard: i };
       this.shards.push(new ShardHandle(this, i, init));
     }
   }
