@@ -77,8 +77,9 @@ describe('AppErrors', () => {
 });
 
 describe('penalties', () => {
-  it('an invalid signature over p2p strikes the NodeID that sent it; at the threshold it is dropped for the cooldown', async () => {
-    const w = await startWorld({ seed: 'penalties', faults: { 3: 'invalid-signature' }, overrides: { 'p2p.penaltyThreshold': 1 } });
+  // p2p.ioShards 2: the same with the connections in two worker threads (the strike reaches the shard holding the NodeID).
+  it.each([0, 2])('an invalid signature over p2p strikes the NodeID that sent it; at the threshold it is dropped for the cooldown (p2p.ioShards %i)', async (ioShards) => {
+    const w = await startWorld({ seed: 'penalties', faults: { 3: 'invalid-signature' }, overrides: { 'p2p.penaltyThreshold': 1, 'p2p.ioShards': ioShards } });
     await connectedAll(w);
     const bad = w.nodes[3]!.nodeId;
     // Quorum 100 cannot be met (the keyless weight never signs): every answer is checked before the 503.
@@ -96,13 +97,13 @@ describe('penalties', () => {
 });
 
 describe('faulty avalanchego validators never stall an aggregation', () => {
-  it('garbage, silence and a dropped connection: the honest quorum answers, without waiting out the silent one', async () => {
+  it.each([0, 2])('garbage, silence and a dropped connection: the honest quorum answers, without waiting out the silent one (p2p.ioShards %i)', async (ioShards) => {
     // The request timeout and deadline are far beyond the test's own wait (25 s): a stall fails the test.
     const w = await startWorld({
       seed: 'faults',
       validators: 8,
       faults: { 5: 'garbage', 6: 'silent', 7: 'disconnect' },
-      overrides: { 'aggregation.deadlineMs': 60_000, 'aggregation.requestTimeoutMs': 60_000 },
+      overrides: { 'aggregation.deadlineMs': 60_000, 'aggregation.requestTimeoutMs': 60_000, 'p2p.ioShards': ioShards },
     });
     await connectedAll(w);
     const faulty = [5, 6, 7].map((i) => w.genesis.validators[i]!.weight).reduce((a, b) => a + b, 0n);

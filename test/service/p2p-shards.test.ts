@@ -1,9 +1,9 @@
-// The service with its avalanchego connections in I/O shards (p2p.ioShards): the same discovery,
-// aggregation, penalties and fault handling as on the main thread, against real TLS nodes, with
-// the work of the connections done in worker threads.
+// The service with its avalanchego connections in I/O shards (p2p.ioShards): discovery through
+// info.peers and gossip, aggregation and /ready, against real TLS nodes, with the work of the
+// connections done in worker threads. Penalties and faulty validators with shards: the
+// p2p.ioShards cases of p2p-routing.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/p2p/index.js';
-import { scrape } from '../ops/helpers.js';
 import { aggregate, closeWorld, messageHex, startWorld, until, verifiesIndependently, type World } from './p2p-world.js';
 
 afterEach(closeWorld);
@@ -34,33 +34,5 @@ describe('p2p.ioShards', () => {
     await connectedAll(w);
     const { status } = await aggregate(w.service, messageHex(w, 'found through gossip, sharded'));
     expect(status).toBe(201);
-  });
-
-  it('an invalid signature strikes the NodeID in the shard that holds it; at the threshold it is dropped', async () => {
-    const w = await startWorld({ seed: 'shards-penalties', faults: { 3: 'invalid-signature' }, overrides: { ...SHARDS, 'p2p.penaltyThreshold': 1 } });
-    await connectedAll(w);
-    const bad = w.nodes[3]!.nodeId;
-    const { status, body } = await aggregate(w.service, messageHex(w, 'one of them lies'), { quorumPercentage: 100 });
-    expect(status).toBe(503);
-    expect(body.message).toMatch(/invalid signatures 1,/);
-    await until('the liar to be dropped', () => !w.service.p2p!.isConnected(bad));
-    expect(w.log.records.find((r) => r.msg === 'p2p peer penalized, disconnecting it for a cooldown')).toMatchObject({ nodeId: bad, banned: true });
-    expect(w.service.p2p!.connectedCount()).toBe(3);
-  });
-
-  it('garbage, silence and a dropped connection: the honest quorum answers without waiting out the silent one', async () => {
-    const w = await startWorld({
-      seed: 'shards-faults',
-      validators: 8,
-      faults: { 5: 'garbage', 6: 'silent', 7: 'disconnect' },
-      overrides: { ...SHARDS, 'aggregation.deadlineMs': 60_000, 'aggregation.requestTimeoutMs': 60_000 },
-    });
-    await connectedAll(w);
-    const { status, body } = await aggregate(w.service, messageHex(w, 'despite the faulty, sharded'));
-    expect(status).toBe(201);
-    await verifiesIndependently(w, body.signedMessage);
-    expect(w.log.records.some((r) => r.msg === 'p2p peer penalized' && r.nodeId === w.nodes[5]!.nodeId)).toBe(true);
-    await until('the silent request to be cancelled', async () => (await scrape(w.service.url)).sum('warpgate_peer_requests_total', { transport: 'p2p', outcome: 'cancelled' }) >= 1);
-    expect((await scrape(w.service.url)).sum('warpgate_peer_requests_total', { outcome: 'timeout' })).toBe(0);
   });
 });
