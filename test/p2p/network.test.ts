@@ -208,6 +208,8 @@ describe('ACP-118 requests', () => {
     expect(next).toBe('signature');
     expect(heard).toEqual([]);
     expect(net.isConnected(node.nodeId)).toBe(true);
+    // Its late answer came: the connection forgets it (a second answer to it would be unrequested).
+    expect((connectionTo(net, node.nodeId) as unknown as { expired: Set<number> }).expired.size).toBe(0);
   });
 
   it('ask keeps no timer per request: one its caller never cancels is swept up as timed out when the connection’s timer next runs', async () => {
