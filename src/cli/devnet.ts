@@ -6,7 +6,7 @@ import { HEIGHTS } from '../devnet/genesis/index.js';
 import { intOption, parseArgs, UsageError } from './args.js';
 import { firstShutdownSignal } from './signals.js';
 
-const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--json] [--log-level L]
+const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--io-shards N] [--json] [--log-level L]
   a simulated P-Chain node, N validators and the service on port P (default 8080)
   --transport T     how the validators are reached: ws (each runs warpgate signer), p2p (each is a
                     simulated avalanchego node, asked over avalanchego's peer protocol), or mixed
@@ -15,6 +15,8 @@ const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed]
   --epoch-height H  the P-Chain height of the L1 chain's first epoch (default 124, before the last
                     validator joined: the set there differs from the current one); devnet.advanceEpoch
                     at {pchainUrl}/ext/devnet starts the next
+  --io-shards N     the service's p2p.ioShards: its avalanchego connections in N worker threads
+                    (default 0: on its main thread)
   --json            print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
                     l1ConversionTxId, byzantine, signers, transport, p2p ([{nodeId, host, port}] of every
                     simulated avalanchego validator) and destinations once ready
@@ -30,6 +32,7 @@ export async function run(argv: string[]): Promise<number> {
       byzantine: { type: 'string' },
       transport: { type: 'string' },
       'epoch-height': { type: 'string' },
+      'io-shards': { type: 'string' },
       json: { type: 'boolean' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -46,11 +49,13 @@ export async function run(argv: string[]): Promise<number> {
   const transport = (options.transport ?? 'mixed') as DevnetTransport;
   if (!DEVNET_TRANSPORTS.includes(transport)) throw new UsageError(`devnet: --transport must be one of ${DEVNET_TRANSPORTS.join(', ')}, got '${options.transport}'`);
   const epochHeight = intOption(options['epoch-height'], 'epoch-height', HEIGHTS.conversion, HEIGHTS.current, HEIGHTS.registration - 1);
+  // The config schema's own range (p2p.ioShards).
+  const ioShards = intOption(options['io-shards'], 'io-shards', 0, 64, 0);
   const json = options.json === true;
   const logger = pino({ level: options['log-level'] ?? (json ? 'warn' : 'info') }, pino.destination(2));
   // Listen for the signal before starting, so one that arrives during startup still exits 0.
   const signalled = firstShutdownSignal();
-  const devnet = await startDevnet({ validators, byzantine, port, transport, seed: options.seed, epochHeight, logger });
+  const devnet = await startDevnet({ validators, byzantine, port, transport, seed: options.seed, epochHeight, logger, configOverrides: { 'p2p.ioShards': ioShards } });
   if (json) {
     process.stdout.write(`${JSON.stringify(devnet.info)}\n`);
   } else {

@@ -132,6 +132,12 @@ describe('warpgate devnet --json', () => {
     expect(hosts.filter(alive)).toEqual([]);
   }, 90_000);
 
+  it('refuses --io-shards outside the config schema\'s range with exit 2', () => {
+    const run = spawnSync(process.execPath, [...WARPGATE, 'devnet', '--io-shards', '65'], { encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--io-shards must be an integer from 0 to 64, got '65'/);
+  });
+
   it('refuses a transport it does not know with exit 2, naming the choices', () => {
     const run = spawnSync(process.execPath, [...WARPGATE, 'devnet', '--transport', 'udp'], { encoding: 'utf8' });
     expect(run.status).toBe(2);

@@ -61,7 +61,7 @@ describe('npm pack', () => {
     const packed = await mustRun('npm', ['pack', '--json', '--pack-destination', work], { cwd: checkout, env: npmEnv(), timeoutMs: 180_000 });
     const [manifest] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     const shipped = manifest!.files.map((f) => f.path);
-    for (const needed of ['bin/warpgate.js', 'dist/cli.js', 'dist/cli.js.map', 'dist/bls-pool/worker.js', 'dist/devnet/signers/host.js', 'dist/devnet/avalanchego-node/host.js', 'dist/index.js', 'dist/index.d.ts', 'config.example.json', 'package.json']) {
+    for (const needed of ['bin/warpgate.js', 'dist/cli.js', 'dist/cli.js.map', 'dist/bls-pool/worker.js', 'dist/p2p/shard-worker.js', 'dist/devnet/signers/host.js', 'dist/devnet/avalanchego-node/host.js', 'dist/index.js', 'dist/index.d.ts', 'config.example.json', 'package.json']) {
       expect(shipped).toContain(needed);
     }
     // No sources, tests or development files: the compiled code is the package.
@@ -97,12 +97,18 @@ describe('npm pack', () => {
       expect(help.stdout).toMatch(new RegExp(`usage: warpgate ${sub}`));
     }
 
-    // The devnet from the installed command: one aggregation, then SIGINT.
+    // The devnet from the installed command: one aggregation, then SIGINT. Its avalanchego nodes
+    // are reached from an I/O shard, so the compiled shard worker runs too.
     let stderr = '';
-    devnet = spawn(command, ['devnet', '--json', '--port', '0', '--validators', '4'], { cwd: app, env: npmEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    devnet = spawn(command, ['devnet', '--json', '--port', '0', '--validators', '4', '--io-shards', '1'], { cwd: app, env: npmEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     devnet.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exited = once(devnet, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    const info = JSON.parse(await firstLine(devnet, () => stderr, 90_000)) as { url: string; networkId: number; blockchainId: string; subnetId: string; pchainUrl: string };
+    const info = JSON.parse(await firstLine(devnet, () => stderr, 90_000)) as { url: string; networkId: number; blockchainId: string; subnetId: string; pchainUrl: string; p2p: unknown[] };
+    // Its avalanchego nodes connected through the compiled shard worker (/ready reads the shard's reports).
+    expect(info.p2p.length).toBeGreaterThan(0);
+    const p2pReady = async (): Promise<{ connected: number; ioShards: number }> => ((await (await fetch(`${info.url}/ready`)).json()) as { peers: { p2p: { connected: number; ioShards: number } } }).peers.p2p;
+    for (const until = Date.now() + 30_000; (await p2pReady()).connected < info.p2p.length && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+    expect(await p2pReady()).toMatchObject({ connected: info.p2p.length, ioShards: 1 });
 
     // Its validator hosts (signers and avalanchego nodes: the devnet mixes both) run the installed
     // package's compiled hosts, without tsx.
