@@ -16,7 +16,6 @@ import { PenaltyBox } from '../util/penalty-box.js';
 import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { dialPeer, P2PDialError } from './tls.js';
 import { initCompression } from './compression.js';
-import type { ClientVersion } from './version.js';
 
 export interface P2PTarget {
   nodeId: string;
@@ -49,11 +48,7 @@ const realTimers: Timers = {
 };
 
 /** A network's settings that are plain data: an I/O shard is sent them as they are. */
-export interface P2PNetworkSettings {
-  networkId: number;
-  version?: ClientVersion;
-  publicHost?: string;
-  publicPort?: number;
+export interface P2PNetworkSettings extends Pick<LocalSideOptions, 'networkId' | 'version' | 'publicHost' | 'publicPort'> {
   requestTimeoutMs?: number;
   /** TCP + TLS. */
   connectTimeoutMs?: number;

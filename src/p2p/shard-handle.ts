@@ -1,8 +1,8 @@
 // The main thread's side of one p2p I/O shard (shard-worker.ts), across its restarts: the worker
-// thread, the asks waiting on it, the validators it holds connected, and the batching of what
-// crosses to it (the asks and cancels of one turn of the main loop go as one message each). A
-// shard that dies fails its outstanding asks at once ('disconnected'), reports its validators
-// disconnected and is started again after a backoff, with its targets.
+// thread, the asks waiting on it, its targets, and the batching of what crosses to it (the asks
+// and cancels of one turn of the main loop go as one message each). A shard that dies fails its
+// outstanding asks at once ('disconnected'), has its validators reported disconnected (the
+// network knows which shard holds each) and is started again after a backoff, with its targets.
 import { Worker } from 'node:worker_threads';
 import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { tsWorker } from '../util/ts-runtime.js';
@@ -22,6 +22,8 @@ export interface ShardOwner {
   readonly wantedNow: string[];
   onConnected(shard: ShardHandle, nodeId: string): void;
   onDisconnected(shard: ShardHandle, nodeId: string, reason: CloseReason): void;
+  /** The shard's thread is gone: every validator it held is disconnected. */
+  onShardGone(shard: ShardHandle, reason: CloseReason): void;
   onDialFailed(nodeId: string, kind: DialFailure, message: string): void;
   onDiscovered(m: FromShard & { type: 'discovered' }): void;
   /** A strike a shard met against a NodeID it does not own. */
@@ -76,7 +78,6 @@ function ownBytes(req: SignatureRequestInput): SignatureRequestInput {
 export class ShardHandle {
   worker: Worker | undefined;
   readonly pending = new Map<number, ShardAsk>();
-  readonly connected = new Set<string>();
   targets: ShardTarget[] = [];
   dialing = 0;
   private batch = emptyBatch();
@@ -203,11 +204,9 @@ export class ShardHandle {
       case 'answers':
         return this.onAnswers(m);
       case 'connected':
-        this.connected.add(m.nodeId);
         this.net.onConnected(this, m.nodeId);
         return;
       case 'disconnected':
-        this.connected.delete(m.nodeId);
         this.net.onDisconnected(this, m.nodeId, m.reason);
         return;
       case 'dialFailed':
@@ -265,10 +264,7 @@ export class ShardHandle {
     const closing = this.closing;
     // Not connected first: a callback below that asks again must find the validator gone, not a
     // shard with no thread.
-    for (const nodeId of [...this.connected]) {
-      this.connected.delete(nodeId);
-      this.net.onDisconnected(this, nodeId, { kind: 'local', detail: closing ? 'shutting down' : 'its p2p shard stopped' });
-    }
+    this.net.onShardGone(this, { kind: 'local', detail: closing ? 'shutting down' : 'its p2p shard stopped' });
     this.dialing = 0;
     const reason = closing ? 'closed' : 'disconnected';
     const asks = [...this.pending.values()];

@@ -8,12 +8,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadBackend, type BlsBackend, type PublicKey } from '../bls/index.js';
 import type { AskTicket } from '../util/ask.js';
 import { RequestFailedError } from '../util/request-failure.js';
+import { bytesEqual } from '../warp/hex.js';
 import type { P2PAnswer, SignatureRequestInput } from './connection-types.js';
 import { loadStakingIdentity } from './identity.js';
 import { P2PNetwork, type P2PLogger } from './network.js';
 import { SIGNATURE_BYTES, shardOf, type FromShard, type ShardInit, type ShardOutcome, type ShardTarget, type ToShard } from './shard-messages.js';
 
-/** How often the shard reports its dialling and outstanding counts (the status page, metrics). */
+/** How often the shard reports how many dials it has under way (stats(): the status page, /ready). */
 const STATS_INTERVAL_MS = 1_000;
 
 class Shard {
@@ -168,10 +169,6 @@ class Shard {
     if (this.flushScheduled) this.flush();
     this.post({ type: 'closed' });
   }
-}
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 if (parentPort) {

@@ -89,10 +89,6 @@ export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements
     return this.identity.nodeId;
   }
 
-  get shardCount(): number {
-    return this.shards.length;
-  }
-
   get isClosed(): boolean {
     return this.closed;
   }
@@ -140,7 +136,8 @@ export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements
 
   /** Asks one shard with a connected peer (in turn) to pull a PeerList; false when none is connected. */
   pullPeerList(): boolean {
-    const ready = this.shards.filter((s) => s.connected.size > 0);
+    const holding = new Set(this.connectedAt.values());
+    const ready = this.shards.filter((s) => holding.has(s));
     if (ready.length === 0) return false;
     ready[this.pulls++ % ready.length]!.post({ type: 'pullPeerList' });
     return true;
@@ -197,6 +194,10 @@ export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements
   onDisconnected(shard: ShardHandle, nodeId: string, reason: CloseReason): void {
     if (this.connectedAt.get(nodeId) === shard) this.connectedAt.delete(nodeId);
     this.emit('disconnected', nodeId, reason);
+  }
+
+  onShardGone(shard: ShardHandle, reason: CloseReason): void {
+    for (const [nodeId, holder] of [...this.connectedAt]) if (holder === shard) this.onDisconnected(shard, nodeId, reason);
   }
 
   onBanned(nodeId: string, cooldownMs: number): void {
