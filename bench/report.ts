@@ -4,7 +4,7 @@
 import { cdfChart, timelineChart, type Series } from './chart.js';
 import type { BenchReport, StrategyReport } from './harness.js';
 import { STRATEGIES, UNVERIFIABLE, type Strategy } from './strategies.js';
-import { round, type Percentiles } from './stats.js';
+import { round, summarize, type Percentiles } from './stats.js';
 
 const ms = (p: Percentiles): string => [p.p50, p.p90, p.p99].map((x) => x.toFixed(1)).join(' / ');
 
@@ -25,6 +25,12 @@ export interface DerivedFigures {
    * p50 overhead above the floor, not equal to it.
    */
   overheadAboveFloorSplitMs?: { signersInLater: number; serviceOwn: number };
+  /**
+   * Run by run: each `warpgate` run's overhead minus the `floor`'s run of the same message and
+   * injected delays (runs that failed in either are left out), ms. With few runs a p99 is one
+   * run's hiccup; these say how far apart the two strategies are on most runs.
+   */
+  overheadAboveFloorPerRunMs?: { p50: number; p90: number };
   /** Service CPU per aggregation, `warpgate` / `floor`. */
   cpuWarpgateOverFloor?: number;
   /** Service CPU per aggregation, `perSignatureVerify` / `warpgate`. */
@@ -51,6 +57,15 @@ export function derivedFigures(r: Measured): DerivedFigures {
       signersInLater: round(w.service.signersInMs.p50 - f.service.signersInMs.p50, 2),
       serviceOwn: round(w.service.ownMs.p50 - f.service.ownMs.p50, 2),
     };
+    const floorRuns = new Map(f.samples.map((s) => [s.run, s.overheadMs]));
+    const perRun = w.samples.flatMap((s) => {
+      const floorOverhead = floorRuns.get(s.run);
+      return floorOverhead === undefined ? [] : [s.overheadMs - floorOverhead];
+    });
+    if (perRun.length > 0) {
+      const { p50, p90 } = summarize(perRun);
+      d.overheadAboveFloorPerRunMs = { p50: round(p50, 2), p90: round(p90, 2) };
+    }
     const cpu = ratio(w.cpuMsPerAggregation, f.cpuMsPerAggregation);
     if (cpu !== undefined) d.cpuWarpgateOverFloor = cpu;
     const throughput = ratio(w.throughputPerSec, f.throughputPerSec);
@@ -74,6 +89,10 @@ export function derivedLines(d: DerivedFigures): string[] {
   if (d.overheadAboveFloorMs) {
     const { p50, p99 } = d.overheadAboveFloorMs;
     lines.push(`Overhead above the floor, \`warpgate\` − \`floor\`: ${p50.toFixed(1)} ms p50, ${p99.toFixed(1)} ms p99`);
+  }
+  if (d.overheadAboveFloorPerRunMs) {
+    const { p50, p90 } = d.overheadAboveFloorPerRunMs;
+    lines.push(`Run by run (same message and delays), \`warpgate\` − \`floor\`: ${p50.toFixed(1)} ms p50, ${p90.toFixed(1)} ms p90`);
   }
   if (d.overheadAboveFloorSplitMs) {
     const { signersInLater, serviceOwn } = d.overheadAboveFloorSplitMs;

@@ -325,6 +325,7 @@ describe('report: the floor and the figures derived within one run', () => {
     expect(derivedFigures({ warpgate, floor, perSignatureVerify })).toEqual({
       overheadAboveFloorMs: { p50: 17.5, p99: 40 },
       overheadAboveFloorSplitMs: { signersInLater: 9.5, serviceOwn: 6.5 },
+      overheadAboveFloorPerRunMs: { p50: 17.5, p90: 17.5 },
       cpuWarpgateOverFloor: 2.5,
       cpuPerSignatureVerifyOverWarpgate: 9,
       throughputWarpgateOverFloor: 0.63,
@@ -344,6 +345,18 @@ describe('report: the floor and the figures derived within one run', () => {
     const slowFloor = { ...floor, service: { ...floor.service, signersInMs: { p50: 70, p90: 70, p99: 70 } } };
     expect(derivedFigures({ warpgate, floor: slowFloor }).overheadAboveFloorSplitMs).toEqual({ signersInLater: -8.5, serviceOwn: 6.5 });
     expect(derivedFigures({ warpgate, perSignatureVerify: warpgate })).not.toHaveProperty('overheadAboveFloorSplitMs');
+  });
+
+  it('pairs each warpgate run with the floor’s run of the same message, leaving out a run that failed in either', () => {
+    const runs = (overheads: [number, number][]) => overheads.map(([run, overheadMs]) => ({ ...warpgate.samples[0]!, run, overheadMs }));
+    // Run 2 failed for the floor; the floor's run 4 had a hiccup, which counts against it, not warpgate.
+    const w = { ...warpgate, samples: runs([[0, 10], [1, 12], [2, 30], [3, 14], [4, 11]]) };
+    const f = { ...floor, samples: runs([[0, 8], [1, 8], [3, 9], [4, 40]]) };
+    // Differences 2, 4, 5, −29: nearest rank p50 is the 2nd smallest, p90 the 4th.
+    expect(derivedFigures({ warpgate: w, floor: f }).overheadAboveFloorPerRunMs).toEqual({ p50: 2, p90: 5 });
+    expect(markdownTable(benchReport({ warpgate: w, floor: f }))).toContain('Run by run (same message and delays), `warpgate` − `floor`: 2.0 ms p50, 5.0 ms p90');
+    expect(derivedFigures({ warpgate: w, floor: { ...f, samples: runs([[7, 8]]) } })).not.toHaveProperty('overheadAboveFloorPerRunMs');
+    expect(derivedFigures({ warpgate: w, perSignatureVerify })).not.toHaveProperty('overheadAboveFloorPerRunMs');
   });
 
   it('splits the service CPU between the main thread and the others for warpgate and the floor, where the run read it', () => {
