@@ -22,6 +22,7 @@ import { idToString } from '../src/warp/cb58.js';
 import type { BenchOptions } from './args.js';
 import { HostProcess } from './ipc.js';
 import { runLoad, type RequestOutcome } from './load.js';
+import { cpuStallSummary } from './cpu-pressure.js';
 import { startPChainStub } from './pchain-stub.js';
 import { BENCH_NETWORK_ID, buildScenario, type BenchValidator, type Scenario } from './scenario.js';
 import type { ServiceMeasurement, StartRequest } from './service-host.js';
@@ -68,6 +69,8 @@ export interface RunSample {
   /** The signed message's size, and the Warp precompile's gas to verify it at the destination (bench/warp-gas.ts). */
   signedMessageBytes: number;
   destinationGas: DestinationGas;
+  /** How long some task on the machine waited for a core during the run, ms (Linux PSI; bench/cpu-pressure.ts). */
+  cpuStallMs?: number;
 }
 
 export interface StrategyReport {
@@ -134,6 +137,11 @@ export interface StrategyReport {
    */
   answersVerified: boolean;
   samples: RunSample[];
+  /**
+   * How long some task on the machine waited for a core during a run (Linux PSI): the median
+   * over the runs, and the mean over the slowest 5% by overhead. Absent without PSI.
+   */
+  cpuStallMs?: { p50: number; slowestRunsMean: number };
 }
 
 interface LoopDelayPercentiles {
@@ -401,11 +409,13 @@ async function measureStrategy(
     if (ok.length === 0) throw new BenchRunError(`${strategy}: every aggregation failed; the first (HTTP ${failures[0]?.status}): ${failures[0]?.error}`);
     const samples: RunSample[] = ok.map((r) => {
       const idealMs = scenario.idealMs[scenario.warmup + r.message]!;
-      return { run: r.message, latencyMs: round(r.latencyMs), idealMs, overheadMs: round(r.latencyMs - idealMs), ...checked.get(r.message)! };
+      const stall = r.cpuStallMs === undefined ? {} : { cpuStallMs: round(r.cpuStallMs) };
+      return { run: r.message, latencyMs: round(r.latencyMs), idealMs, overheadMs: round(r.latencyMs - idealMs), ...checked.get(r.message)!, ...stall };
     });
     const mb = (bytes: number): number => round(bytes / 2 ** 20, 1);
     const mean = (xs: number[]): number => round(xs.reduce((a, x) => a + x, 0) / xs.length, 1);
     const signerCounts = samples.map((x) => x.signers);
+    const stall = cpuStallSummary(samples);
     return {
       latencyMs: summarize(samples.map((s) => s.latencyMs)),
       idealMs: summarize(samples.map((s) => s.idealMs)),
@@ -446,6 +456,7 @@ async function measureStrategy(
       connectSeconds,
       answersVerified,
       samples,
+      ...(stall ? { cpuStallMs: stall } : {}),
     };
   } finally {
     await service.stop();

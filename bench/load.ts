@@ -2,6 +2,7 @@
 // `concurrency` requests in flight over keep-alive connections, and times each one from the
 // moment it is sent to the moment the whole answer has arrived.
 import { Agent, request } from 'node:http';
+import { cpuStallUs } from './cpu-pressure.js';
 
 export interface LoadRequest {
   /** The service's base URL. */
@@ -23,6 +24,8 @@ export interface RequestOutcome {
   signedMessageHex?: string;
   /** Set when the service did not answer 201 with a signed message. */
   error?: string;
+  /** How long some task on the machine waited for a core while the request was out (bench/cpu-pressure.ts); where Linux reports it. */
+  cpuStallMs?: number;
 }
 
 export interface LoadResult {
@@ -62,13 +65,18 @@ export async function runLoad(r: LoadRequest): Promise<LoadResult> {
         quorumPercentage: r.quorumPercentage,
         quorumPercentageBuffer: r.quorumPercentageBuffer,
       });
+      const stallAtSend = cpuStallUs();
       const sent = performance.now();
       try {
         const { status, text } = await post(agent, url, body, r.timeoutMs);
         const latencyMs = performance.now() - sent;
+        const stallNow = cpuStallUs();
+        const stall = stallAtSend !== undefined && stallNow !== undefined ? { cpuStallMs: (stallNow - stallAtSend) / 1000 } : {};
         const signed = status === 201 ? (JSON.parse(text) as { signedMessage?: unknown }).signedMessage : undefined;
         outcomes.push(
-          typeof signed === 'string' ? { message, latencyMs, status, signedMessageHex: signed } : { message, latencyMs, status, error: text.slice(0, 300) },
+          typeof signed === 'string'
+            ? { message, latencyMs, status, signedMessageHex: signed, ...stall }
+            : { message, latencyMs, status, error: text.slice(0, 300), ...stall },
         );
       } catch (err) {
         outcomes.push({ message, latencyMs: performance.now() - sent, status: 0, error: err instanceof Error ? err.message : String(err) });

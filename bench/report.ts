@@ -160,6 +160,10 @@ export function markdownTable(r: BenchReport): string {
   // Markdown line breaks (two trailing spaces) keep them one per line.
   const derived = derivedLines(derivedFigures(r));
   if (derived.length > 0) lines.push('', derived.join('  \n'));
+  const stalls = strategies.flatMap(([name, s]) => (s.cpuStallMs ? [`\`${name}\` ${s.cpuStallMs.p50.toFixed(1)} / ${s.cpuStallMs.slowestRunsMean.toFixed(1)} ms`] : []));
+  if (stalls.length > 0) {
+    lines.push('', `The machine short of cores during a run (some task waiting for one, /proc/pressure/cpu), p50 / mean of the slowest 5% of runs: ${stalls.join(', ')}`);
+  }
   const w = r.warpgate;
   if (w) {
     const f = w.fewestSigners;

@@ -5,6 +5,7 @@ import { cdfChart, niceStep, timelineChart, wrapText, xScaleFor } from '../../be
 import { choose, lognormalDelay, uniform } from '../../bench/random.js';
 import { chartOf, chartPath, derivedFigures, markdownTable } from '../../bench/report.js';
 import { statCpuMs, threadCpuMs } from '../../bench/thread-cpu.js';
+import { cpuStallSummary, cpuStallUs, pressureSomeTotalUs } from '../../bench/cpu-pressure.js';
 import type { BenchReport, StrategyReport } from '../../bench/harness.js';
 import { STRATEGIES } from '../../bench/strategies.js';
 import { destinationGas } from '../../bench/warp-gas.js';
@@ -412,6 +413,35 @@ describe('report: the floor and the figures derived within one run', () => {
     const two = chartOf(benchReport({ warpgate, floor }));
     expect(two.match(/<path /g)).toHaveLength(3);
     expect(two).not.toContain('perSignatureVerify');
+  });
+});
+
+describe('the machine short of cores (Linux PSI)', () => {
+  it('reads the cumulative “some” stall of a /proc/pressure/cpu text, and refuses anything else', () => {
+    const text = 'some avg10=0.44 avg60=13.41 avg300=21.02 total=13366260382\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n';
+    expect(pressureSomeTotalUs(text)).toBe(13366260382);
+    expect(() => pressureSomeTotalUs('full avg10=0.00 total=5\n')).toThrow(/not a \/proc\/pressure\/cpu text/);
+    const now = cpuStallUs();
+    // Where the kernel has PSI the total only grows; elsewhere there is nothing to read.
+    if (now !== undefined) expect(cpuStallUs()!).toBeGreaterThanOrEqual(now);
+  });
+
+  it('sets the slowest 5% of runs by overhead apart from the median run', () => {
+    // 40 runs: the two slowest (5%) had the machine short of cores, the rest did not.
+    const runs = Array.from({ length: 40 }, (_, i) => ({ overheadMs: 10 + i, cpuStallMs: i >= 38 ? 30 + i : 2 }));
+    expect(cpuStallSummary(runs)).toEqual({ p50: 2, slowestRunsMean: 68.5 });
+    // At least one run is the slowest share; runs without a reading are left out; none at all, no figure.
+    expect(cpuStallSummary([{ overheadMs: 5, cpuStallMs: 1 }, { overheadMs: 50, cpuStallMs: 9 }, { overheadMs: 99 }])).toEqual({ p50: 1, slowestRunsMean: 9 });
+    expect(cpuStallSummary([{ overheadMs: 5 }])).toBeUndefined();
+  });
+
+  it('the table says how short of cores the machine was, per strategy that has the figure', () => {
+    const warpgate = { ...strategyReport({ overheadP50: 30, overheadP99: 80, cpu: 90, throughput: 10 }), cpuStallMs: { p50: 4.5, slowestRunsMean: 31 } };
+    const floor = strategyReport({ overheadP50: 12.5, overheadP99: 40, cpu: 36, throughput: 16, answersVerified: false });
+    const table = markdownTable(benchReport({ warpgate, floor }));
+    expect(table).toContain('p50 / mean of the slowest 5% of runs: `warpgate` 4.5 / 31.0 ms');
+    expect(table).not.toContain('`floor` 4.5');
+    expect(markdownTable(benchReport({ floor }))).not.toContain('short of cores');
   });
 });
 
