@@ -2,7 +2,7 @@
 // information (/proc/pressure/cpu, "some" line, cumulative µs). Read around each timed request, it
 // says whether a slow run coincided with a machine short of cores (the service's threads, the
 // validators' processes and the bench's own compete for them here) or not.
-import { readFileSync } from 'node:fs';
+import { readProc } from './proc.js';
 import { percentile, round } from './stats.js';
 
 /** The `total=` of the "some" line of a /proc/pressure/cpu text, µs. */
@@ -15,13 +15,8 @@ export function pressureSomeTotalUs(text: string): number {
 
 /** The machine's CPU stall total so far, µs; undefined where Linux has no PSI (or not Linux). */
 export function cpuStallUs(): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync('/proc/pressure/cpu', 'utf8');
-  } catch {
-    return undefined;
-  }
-  return pressureSomeTotalUs(text);
+  const text = readProc('/proc/pressure/cpu');
+  return text === undefined ? undefined : pressureSomeTotalUs(text);
 }
 
 /** The share of runs, slowest first by overhead, whose stall is averaged apart. */

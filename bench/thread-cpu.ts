@@ -2,7 +2,7 @@
 // event loop: peers, HTTP, the collection) and every other thread (the BLS workers, V8's garbage
 // collection helpers, libuv's pool). process.cpuUsage() counts the whole process, and Node 20 has
 // no per-thread counter, so this reads Linux's /proc/thread-self/stat.
-import { readFileSync } from 'node:fs';
+import { readProc } from './proc.js';
 
 /**
  * Clock ticks per second in /proc's CPU times: USER_HZ, which Linux fixes at 100 for user space
@@ -26,11 +26,6 @@ export function statCpuMs(stat: string): number {
 
 /** This thread's CPU time so far, ms; undefined where there is no /proc (not Linux). */
 export function threadCpuMs(): number | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync('/proc/thread-self/stat', 'utf8');
-  } catch {
-    return undefined;
-  }
-  return statCpuMs(stat);
+  const stat = readProc('/proc/thread-self/stat');
+  return stat === undefined ? undefined : statCpuMs(stat);
 }
