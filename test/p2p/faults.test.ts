@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { nodeIdToString } from '../../src/warp/index.js';
-import { type CloseReason, type P2PDialError, type P2PNetwork, type Timers } from '../../src/p2p/index.js';
+import { type CloseReason, type P2PNetwork, type Timers } from '../../src/p2p/index.js';
 import { encodeFrame } from '../../src/p2p/frames.js';
-import { closeAll, EVM_CHAIN, hashMessage, once, startNetwork, startNode, startRawPeer, targetOf, waitFor, type RawSession } from './helpers.js';
+import { closeAll, EVM_CHAIN, hashMessage, nextDialFailure, once, startNetwork, startNode, startRawPeer, targetOf, waitFor, type RawSession } from './helpers.js';
 
 afterEach(closeAll);
 
@@ -124,9 +124,7 @@ describe('failures to reach a peer are errors, not crashes', () => {
   it('a certificate with another NodeID than the target: no connection, a strike against the impostor', async () => {
     const node = await startNode();
     const net = await startNetwork({ penalties: { threshold: 1, windowMs: 60_000, cooldownMs: 600_000, maxTrackedKeys: 10 } });
-    const failed = once<[string, P2PDialError]>(net, 'dialFailed');
-    net.addTargets([{ nodeId: 'NodeID-111111111111111111116DBWJs', ...node.address }]);
-    const [, err] = await failed;
+    const [, err] = await nextDialFailure(net, () => net.addTargets([{ nodeId: 'NodeID-111111111111111111116DBWJs', ...node.address }]));
     expect(err.kind).toBe('wrong-node-id');
     expect(err.actualNodeId).toBe(node.nodeId);
     expect(node.stats().connections).toBe(0);
@@ -141,22 +139,18 @@ describe('failures to reach a peer are errors, not crashes', () => {
   it('a refused port, a server that speaks no TLS, a silent TLS peer, a peer that goes quiet', async () => {
     const net = await startNetwork({ connectTimeoutMs: 2_000, limits: { handshakeTimeoutMs: 500, silenceTimeoutMs: 500 } });
     const closedPort = await freePort();
-    const refused = once<[string, P2PDialError]>(net, 'dialFailed');
-    net.addTargets([{ nodeId: 'NodeID-111111111111111111116DBWJs', host: '127.0.0.1', port: closedPort }]);
-    expect((await refused)[1].kind).toBe('refused');
+    const refused = await nextDialFailure(net, () => net.addTargets([{ nodeId: 'NodeID-111111111111111111116DBWJs', host: '127.0.0.1', port: closedPort }]));
+    expect(refused[1].kind).toBe('refused');
 
     const plain = createTcpServer((sock) => sock.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
     await new Promise<void>((r) => plain.listen(0, '127.0.0.1', () => r()));
-    const noTls = once<[string, P2PDialError]>(net, 'dialFailed');
     // Another NodeID: the first one may not be dialled again for 10 s.
-    net.setTargets([{ nodeId: randomNodeId(), host: '127.0.0.1', port: (plain.address() as AddressInfo).port }]);
-    expect((await noTls)[1].kind).toBe('tls');
+    const noTls = await nextDialFailure(net, () => net.setTargets([{ nodeId: randomNodeId(), host: '127.0.0.1', port: (plain.address() as AddressInfo).port }]));
+    expect(noTls[1].kind).toBe('tls');
     plain.close();
 
     const silent = await startRawPeer(() => {});
-    const timedOut = once<[string, P2PDialError]>(net, 'dialFailed');
-    net.setTargets([{ nodeId: silent.nodeId, host: silent.host, port: silent.port }]);
-    const [, err] = await timedOut;
+    const [, err] = await nextDialFailure(net, () => net.setTargets([{ nodeId: silent.nodeId, host: silent.host, port: silent.port }]));
     expect(err.kind).toBe('handshake');
     expect(err.message).toMatch(/no Handshake and PeerList/);
 

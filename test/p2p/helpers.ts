@@ -11,6 +11,7 @@ import {
   makeLocalSide,
   peerCertificateOf,
   tlsServerOptions,
+  type P2PDialError,
   type P2PNetworkOptions,
   type StakingIdentity,
   type LocalSide,
@@ -88,6 +89,16 @@ export function once<T extends unknown[]>(emitter: { once(event: string, fn: (..
       resolve(args);
     });
   });
+}
+
+/**
+ * The next dial failure `net` reports (NodeID and error) once `act` has run; the listener is on
+ * before `act`, so a failure `act` causes at once is not missed.
+ */
+export function nextDialFailure(net: { once(event: string, fn: (...args: [string, P2PDialError]) => void): unknown }, act: () => void): Promise<[string, P2PDialError]> {
+  const failed = once<[string, P2PDialError]>(net, 'dialFailed');
+  act();
+  return failed;
 }
 
 /** A peer driven by hand: a TLS listener with its own identity that hands each socket to `script`. */

@@ -1,7 +1,7 @@
 // The transport against real TLS sockets on 127.0.0.1: connection, ACP-118 answers and
 // refusals from simulated avalanchego nodes, compression, ping/pong, request IDs, timeouts.
 import { afterEach, describe, expect, it } from 'vitest';
-import { P2PNetwork, P2PRequestError, APP_ERROR, EVM_VERIFIER_ERROR, type P2PDialError } from '../../src/p2p/index.js';
+import { P2PNetwork, P2PRequestError, APP_ERROR, EVM_VERIFIER_ERROR } from '../../src/p2p/index.js';
 import { P2PConnection } from '../../src/p2p/connection.js';
 import { encodeSignatureRequestAppBytes } from '../../src/p2p/acp118.js';
 import {
@@ -10,6 +10,7 @@ import {
   EVM_CHAIN,
   hashMessage,
   NETWORK_ID,
+  nextDialFailure,
   once,
   P_CHAIN,
   startNetwork,
@@ -71,9 +72,7 @@ describe('connecting', () => {
     const strict = await startNode({ minCompatible: { name: 'avalanchego', major: 1, minor: 16, patch: 0 } });
     const net = await startNetwork();
     for (const node of [other, strict]) {
-      const failed = once<[string, P2PDialError]>(net, 'dialFailed');
-      net.addTargets([targetOf(node)]);
-      const [id, err] = await failed;
+      const [id, err] = await nextDialFailure(net, () => net.addTargets([targetOf(node)]));
       expect(id).toBe(node.nodeId);
       expect(err.kind).toBe('handshake');
       expect(net.isConnected(node.nodeId)).toBe(false);
@@ -83,9 +82,7 @@ describe('connecting', () => {
   it('refuses a node whose clock is 2 minutes off (and the node refuses us)', async () => {
     const skewed = await startNode({ clockSkewMs: 120_000 });
     const net = await startNetwork();
-    const failed = once<[string, P2PDialError]>(net, 'dialFailed');
-    net.addTargets([targetOf(skewed)]);
-    const [, err] = await failed;
+    const [, err] = await nextDialFailure(net, () => net.addTargets([targetOf(skewed)]));
     expect(err.kind).toBe('handshake');
     expect(skewed.connectedNodeIds()).toEqual([]);
   });
@@ -95,9 +92,7 @@ describe('connecting', () => {
     const wrongKey = (await import('./helpers.js')).bls.publicKeyOf((await import('./helpers.js')).bls.generateSecretKey());
     const node = await startNode({ validatorBlsKey: (id) => (id === net.nodeId ? wrongKey : undefined) });
     await net.start();
-    const failed = once<[string, P2PDialError]>(net, 'dialFailed');
-    net.addTargets([targetOf(node)]);
-    await failed;
+    await nextDialFailure(net, () => net.addTargets([targetOf(node)]));
     expect(net.isConnected(node.nodeId)).toBe(false);
     await net.close();
   });

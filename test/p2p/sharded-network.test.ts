@@ -2,10 +2,10 @@
 // real TLS on 127.0.0.1: the same answers, refusals and failures as the one-thread network, the
 // partition, batching across the thread boundary, penalties, gossip, a shard that dies, close.
 import { afterEach, describe, expect, it } from 'vitest';
-import { EVM_VERIFIER_ERROR, P2PRequestError, ShardedP2PNetwork, shardOf, type P2PAnswer, type P2PDialError, type ShardedP2PNetworkOptions } from '../../src/p2p/index.js';
+import { EVM_VERIFIER_ERROR, P2PRequestError, ShardedP2PNetwork, shardOf, type P2PAnswer, type ShardedP2PNetworkOptions } from '../../src/p2p/index.js';
 import type { ToShard } from '../../src/p2p/shard-messages.js';
 import type { SimulatedAvalancheNode } from '../../src/devnet/avalanchego-node/node.js';
-import { bls, closeAll, EVM_CHAIN, FAST_LIMITS, hashMessage, NETWORK_ID, once, startNode, targetOf, verifies, waitFor } from './helpers.js';
+import { bls, closeAll, EVM_CHAIN, FAST_LIMITS, hashMessage, NETWORK_ID, nextDialFailure, once, startNode, targetOf, verifies, waitFor } from './helpers.js';
 import { ephemeralStakingIdentity } from '../../src/p2p/index.js';
 
 const opened: ShardedP2PNetwork[] = [];
@@ -178,9 +178,7 @@ describe('ShardedP2PNetwork', () => {
     const node = await startNode();
     const other = bls.publicKeyOf(bls.generateSecretKey());
     const net = await startSharded({ validatorBlsKey: (id) => (id === node.nodeId ? other : undefined) });
-    const failed = once<[string, P2PDialError]>(net, 'dialFailed');
-    net.setTargets([targetOf(node)]);
-    const [nodeId, err] = await failed;
+    const [nodeId, err] = await nextDialFailure(net, () => net.setTargets([targetOf(node)]));
     expect(nodeId).toBe(node.nodeId);
     expect(err.kind).toBe('handshake');
     expect(net.isConnected(node.nodeId)).toBe(false);
