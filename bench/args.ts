@@ -43,6 +43,8 @@ export interface BenchOptions {
   warmup: number;
   /** Directory for V8 CPU profiles of the service processes (node --cpu-prof). */
   cpuProfileDir: string | undefined;
+  /** Directory for Linux perf recordings of the service processes (on-CPU, every thread: perf-record.ts). */
+  perfDir: string | undefined;
   /** Child processes hosting the simulated validators. */
   signerProcesses: number;
   /**
@@ -80,6 +82,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   seed: 'warpgate-bench',
   warmup: 20,
   cpuProfileDir: undefined,
+  perfDir: undefined,
   signerProcesses: 2,
   validatorsNice: 0,
   fanOutExtraPercent: undefined,
@@ -93,7 +96,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
 export const USAGE = `usage: npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed]
   [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67]
   [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE]
-  [--seed S] [--warmup W] [--cpu-prof DIR] [--signer-processes P] [--validators-nice 0-19] [--fan-out-extra PCT]
+  [--seed S] [--warmup W] [--cpu-prof DIR] [--perf DIR] [--signer-processes P] [--validators-nice 0-19] [--fan-out-extra PCT]
   [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--io-shards N] [--strategies ${STRATEGIES.join(',')}]`;
 
 export class BenchArgsError extends Error {
@@ -222,6 +225,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         break;
       case '--cpu-prof':
         o.cpuProfileDir = value();
+        break;
+      case '--perf':
+        o.perfDir = value();
         break;
       case '--signer-processes':
         o.signerProcesses = integer(name, value(), 1, 64);

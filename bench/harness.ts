@@ -9,7 +9,7 @@
 // (floor.ts): their signers bitset, network and weight are read, their signature is not checked,
 // and the report says so (StrategyReport.answersVerified).
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { canonicalSet } from '../src/validators/canonical-set.js';
 import { verifySignedMessage } from '../src/validators/verify.js';
 import { quorumReached } from '../src/validators/quorum.js';
@@ -121,6 +121,8 @@ export interface StrategyReport {
     signersInMs: Percentiles;
     ownMs: Percentiles;
     cpuProfile?: string;
+    /** The measured interval's `perf record` (bench --perf; bench/perf-summary.ts reads it). */
+    perfData?: string;
   };
   /** Event-loop delay of the processes hosting the validators (their lateness adds to latency). */
   signerHostsEventLoopDelayMs: LoopDelayPercentiles;
@@ -340,7 +342,9 @@ async function measureStrategy(
   log: Log,
 ): Promise<StrategyReport> {
   const heap = o.serviceHeapMb === undefined ? [] : [`--max-old-space-size=${o.serviceHeapMb}`];
-  const service = HostProcess.start(`service (${strategy})`, 'bench/service-host.ts', heap);
+  // Names for the JIT code in a perf recording (/tmp/perf-PID.map).
+  const perfNames = o.perfDir ? ['--perf-basic-prof'] : [];
+  const service = HostProcess.start(`service (${strategy})`, 'bench/service-host.ts', [...heap, ...perfNames]);
   try {
     const start: StartRequest = {
       type: 'start',
@@ -390,10 +394,11 @@ async function measureStrategy(
 
     log(`${strategy}: timing ${o.runs} aggregations, ${o.concurrency} at a time`);
     const profileFile = o.cpuProfileDir ? join(o.cpuProfileDir, `service-${strategy}-${o.validators}.cpuprofile`) : undefined;
-    await service.call({ type: 'measure-start', ...(profileFile ? { cpuProfileFile: profileFile } : {}) }, 10_000);
+    const perfFile = o.perfDir ? resolve(o.perfDir, `service-${strategy}-${o.validators}.perf.data`) : undefined;
+    await service.call({ type: 'measure-start', ...(profileFile ? { cpuProfileFile: profileFile } : {}), ...(perfFile ? { perfDataFile: perfFile } : {}) }, 20_000);
     await Promise.all(signers.map((s) => s.host.call({ type: 'measure-start' }, 10_000)));
     const timed = await load(scenario.messagesHex.slice(scenario.warmup), o.concurrency);
-    const measured = await service.call<ServiceMeasurement>({ type: 'measure-stop' }, 60_000);
+    const measured = await service.call<ServiceMeasurement>({ type: 'measure-stop' }, 120_000);
     const signerLoops = await Promise.all(signers.map((s) => s.host.call<HostMeasurement>({ type: 'measure-stop' }, 10_000)));
     await Promise.all(signers.map((s) => s.host.call({ type: 'disconnect' }, 60_000)));
 
@@ -446,6 +451,7 @@ async function measureStrategy(
         signersInMs: summarize(measured.aggregations.map((a) => round(a.signersInMs))),
         ownMs: summarize(measured.aggregations.map((a) => round(a.ms - a.signersInMs))),
         ...(measured.cpuProfileFile ? { cpuProfile: measured.cpuProfileFile } : {}),
+        ...(measured.perfDataFile ? { perfData: measured.perfDataFile } : {}),
       },
       signerHostsEventLoopDelayMs: {
         p50: round(Math.max(...signerLoops.map((l) => l.p50Ms))),

@@ -11,6 +11,7 @@ import { BenchScenarioError } from './scenario.js';
 async function main(): Promise<void> {
   const options = parseOrExit(parseArgs, USAGE);
   if (options.cpuProfileDir) mkdirSync(options.cpuProfileDir, { recursive: true });
+  if (options.perfDir) mkdirSync(options.perfDir, { recursive: true });
   let report: BenchReport;
   try {
     report = await runBench(options, (line) => process.stderr.write(`${line}\n`));

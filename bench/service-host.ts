@@ -13,6 +13,7 @@ import { startService, type Service } from '../src/service/start.js';
 import { floor } from './floor.js';
 import { serveHost } from './ipc.js';
 import { perSignatureVerify } from './per-signature-verify.js';
+import { startPerfRecord, type PerfRecording } from './perf-record.js';
 import type { Strategy } from './strategies.js';
 import { threadCpuMs } from './thread-cpu.js';
 import { Timeline } from './timeline.js';
@@ -27,6 +28,8 @@ export interface MeasureStartRequest {
   type: 'measure-start';
   /** Write a .cpuprofile of the measured interval here. */
   cpuProfileFile?: string;
+  /** Record the measured interval with Linux perf into this file (perf-record.ts). */
+  perfDataFile?: string;
 }
 
 export interface ServiceMeasurement {
@@ -58,6 +61,7 @@ export interface ServiceMeasurement {
    */
   aggregations: { ms: number; signersInMs: number }[];
   cpuProfileFile?: string;
+  perfDataFile?: string;
 }
 
 /** The verification each strategy injects into the service (warpgate: its own). */
@@ -82,6 +86,7 @@ let measuring:
       aggregations: { ms: number; signersInMs: number }[];
       rssAtStart: number;
       profile?: { session: Session; file: string };
+      perf?: PerfRecording;
     }
   | undefined;
 let maxQueue = 0;
@@ -182,11 +187,12 @@ serveHost(
         await session.post('Profiler.start');
         profile = { session, file: req.cpuProfileFile };
       }
+      const perf = req.perfDataFile ? await startPerfRecord(process.pid, req.perfDataFile) : undefined;
       const responses = await responseCounts(service);
       const requests = await requestCounts(service);
       const signers = await signerFigures(service);
       const sampler = setInterval(() => sample(), SAMPLE_MS);
-      measuring = { cpu: process.cpuUsage(), mainThreadCpu: threadCpuMs(), startedAt: performance.now(), loop, sampler, responses, requests, signers, aggregations: [], rssAtStart: process.memoryUsage.rss(), profile };
+      measuring = { cpu: process.cpuUsage(), mainThreadCpu: threadCpuMs(), startedAt: performance.now(), loop, sampler, responses, requests, signers, aggregations: [], rssAtStart: process.memoryUsage.rss(), profile, perf };
       return null;
     },
     'measure-stop': async (): Promise<ServiceMeasurement> => {
@@ -196,6 +202,7 @@ serveHost(
       const cpu = process.cpuUsage(m.cpu);
       const mainThreadCpu = threadCpuMs();
       const wallMs = performance.now() - m.startedAt;
+      await m.perf?.stop();
       clearInterval(m.sampler);
       const responses = countsSince(m.responses, await responseCounts(service!));
       const requests = countsSince(m.requests, await requestCounts(service!));
@@ -233,6 +240,7 @@ serveHost(
         signers,
         aggregations: m.aggregations,
         ...(cpuProfileFile ? { cpuProfileFile } : {}),
+        ...(m.perf ? { perfDataFile: m.perf.file } : {}),
       };
     },
   },

@@ -1,0 +1,61 @@
+// `node --import tsx bench/perf-summary.ts --json FILE [--top N]`: the service's CPU per
+// aggregation by thread and by what it ran, from the perf recordings of a `npm run bench -- …
+// --perf DIR --json FILE` run, each strategy beside the floor's (perf-profile.ts says how a
+// sample is named). Needs Debian's linux-perf (`perf script`) on the machine that recorded.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { promisify } from 'node:util';
+import type { BenchReport } from './harness.js';
+import { comparePerf, parsePerfScript, summarizePerf, type PerfSummary } from './perf-profile.js';
+
+const USAGE = 'usage: node --import tsx bench/perf-summary.ts --json BENCH.json [--top N]';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+async function summaryOf(file: string, aggregations: number): Promise<{ summary: PerfSummary; namedJs: boolean }> {
+  const { stdout } = await promisify(execFile)('perf', ['script', '-i', file, '-F', 'pid,tid,period,ip,sym,dso'], { maxBuffer: 2 ** 31 - 1 });
+  const samples = parsePerfScript(stdout);
+  const namedJs = samples.some((s) => s.frames.some((f) => f.symbol.startsWith('JS:')));
+  return { summary: summarizePerf(samples, aggregations, ROOT), namedJs };
+}
+
+function table(title: string, rows: { key: string; values: number[] }[], names: string[]): string {
+  const head = `| ${title} | ${names.join(' | ')} |\n|${'---|'.repeat(names.length + 1)}`;
+  return [head, ...rows.map((r) => `| ${r.key} | ${r.values.map((v) => v.toFixed(2)).join(' | ')} |`)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { json: { type: 'string' }, top: { type: 'string', default: '25' } } });
+  if (!values.json) throw new Error(USAGE);
+  const top = Number(values.top);
+  const report = JSON.parse(readFileSync(values.json, 'utf8')) as BenchReport;
+  const recorded = report.strategies.flatMap((name) => {
+    const s = report[name];
+    return s?.service.perfData ? [{ name, file: s.service.perfData, aggregations: s.aggregations }] : [];
+  });
+  if (recorded.length === 0) throw new Error(`${values.json} has no perf recordings: run the bench with --perf DIR`);
+  const summaries = await Promise.all(recorded.map((r) => summaryOf(r.file, r.aggregations)));
+  if (summaries.some((s) => !s.namedJs)) process.stderr.write('note: some recording has no named JavaScript frames (the /tmp/perf-PID.map files are gone?): JS counts as native: other\n');
+  const names = recorded.map((r) => `\`${r.name}\``);
+  const floorAt = recorded.findIndex((r) => r.name === 'floor');
+  const first = floorAt === 0 ? 1 : 0;
+  const columns = floorAt >= 0 && recorded.length > 1 ? [...names, `\`${recorded[first]!.name}\` − \`floor\``] : names;
+  const rowsOf = (pick: (s: PerfSummary) => Record<string, number>, limit: number): { key: string; values: number[] }[] => {
+    const maps = summaries.map((s) => pick(s.summary));
+    const order = floorAt >= 0 && recorded.length > 1 ? comparePerf(maps[first]!, maps[floorAt]!).map((r) => r.key) : comparePerf(maps[0]!, {}).map((r) => r.key);
+    return order.slice(0, limit).map((key) => {
+      const values = maps.map((m) => m[key] ?? 0);
+      return { key, values: columns.length > names.length ? [...values, values[first]! - values[floorAt]!] : values };
+    });
+  };
+  const total = (s: PerfSummary): Record<string, number> => ({ 'all threads': Object.values(s.byRole).reduce((a, b) => a + b, 0) });
+  process.stdout.write(`On-CPU time of the service per aggregation, ms (perf cpu-clock samples of every thread over the timed runs): ${values.json}\n\n`);
+  process.stdout.write(`${table('thread', [...rowsOf(total, 1), ...rowsOf((s) => s.byRole, 20)], columns)}\n\n`);
+  process.stdout.write(`${table('thread · what it ran', rowsOf((s) => s.byCategory, top), columns)}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
