@@ -342,9 +342,12 @@ async function measureStrategy(
   log: Log,
 ): Promise<StrategyReport> {
   const heap = o.serviceHeapMb === undefined ? [] : [`--max-old-space-size=${o.serviceHeapMb}`];
-  // Names for the JIT code in a perf recording (/tmp/perf-PID.map).
-  const perfNames = o.perfDir ? ['--perf-basic-prof'] : [];
-  const service = HostProcess.start(`service (${strategy})`, 'bench/service-host.ts', [...heap, ...perfNames]);
+  // Names for the JIT code in a perf recording: V8 writes each code object's name, address and
+  // time to jit-PID.dump in the working directory (perf inject --jit reads it; a name map
+  // without times, --perf-basic-prof, names a reused address after whichever code had it).
+  const perfDir = o.perfDir ? resolve(o.perfDir) : undefined;
+  const perfNames = perfDir ? ['--perf-prof', '--no-logfile-per-isolate', `--logfile=${join(perfDir, `service-${strategy}-${o.validators}.v8.log`)}`] : [];
+  const service = HostProcess.start(`service (${strategy})`, 'bench/service-host.ts', [...heap, ...perfNames], perfDir);
   try {
     const start: StartRequest = {
       type: 'start',
@@ -394,7 +397,7 @@ async function measureStrategy(
 
     log(`${strategy}: timing ${o.runs} aggregations, ${o.concurrency} at a time`);
     const profileFile = o.cpuProfileDir ? join(o.cpuProfileDir, `service-${strategy}-${o.validators}.cpuprofile`) : undefined;
-    const perfFile = o.perfDir ? resolve(o.perfDir, `service-${strategy}-${o.validators}.perf.data`) : undefined;
+    const perfFile = perfDir ? join(perfDir, `service-${strategy}-${o.validators}.perf.data`) : undefined;
     await service.call({ type: 'measure-start', ...(profileFile ? { cpuProfileFile: profileFile } : {}), ...(perfFile ? { perfDataFile: perfFile } : {}) }, 20_000);
     await Promise.all(signers.map((s) => s.host.call({ type: 'measure-start' }, 10_000)));
     const timed = await load(scenario.messagesHex.slice(scenario.warmup), o.concurrency);

@@ -16,7 +16,7 @@ export interface PerfSample {
 export interface PerfFrame {
   ip: string;
   symbol: string;
-  /** The file the code is in: a binary, a shared object, a .node addon, or /tmp/perf-PID.map for JIT code. */
+  /** The file the code is in: a binary, a shared object, a .node addon, or a jitted-PID-N.so for JIT code (perf inject --jit). */
   dso: string;
 }
 

@@ -1,7 +1,7 @@
 // Linux `perf record` of one process over the measured interval (bench --perf DIR): cpu-clock
 // samples with call stacks on every thread, the kernel's included. The service runs with
-// --perf-basic-prof so that its JIT code has names (/tmp/perf-PID.map, which `perf script`
-// reads). bench/perf-profile.ts reads the result.
+// --perf-prof so that its JIT code has names (jit-PID.dump, which bench/perf-summary.ts hands to
+// `perf inject --jit` before `perf script`). bench/perf-profile.ts reads the result.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 
@@ -22,7 +22,9 @@ export interface PerfRecording {
 
 /** Starts recording `pid` into `file`; resolves once perf has attached (its file has a header). */
 export async function startPerfRecord(pid: number, file: string): Promise<PerfRecording> {
-  const child = spawn('perf', ['record', '-e', 'cpu-clock', '-F', String(FREQUENCY_HZ), '-g', '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // -k mono: the clock V8's jitdump stamps its code with, so that perf inject --jit can tell which
+  // code was at an address when a sample was taken.
+  const child = spawn('perf', ['record', '-k', 'mono', '-e', 'cpu-clock', '-F', String(FREQUENCY_HZ), '-g', '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -1,9 +1,10 @@
 // `node --import tsx bench/perf-summary.ts --json FILE [--top N]`: the service's CPU per
 // aggregation by thread and by what it ran, from the perf recordings of a `npm run bench -- …
 // --perf DIR --json FILE` run, each strategy beside the floor's (perf-profile.ts says how a
-// sample is named). Needs Debian's linux-perf (`perf script`) on the machine that recorded.
+// sample is named). Needs Debian's linux-perf (`perf inject`, `perf script`) on the machine that
+// recorded.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
@@ -13,8 +14,21 @@ import { comparePerf, parsePerfScript, summarizePerf, type PerfSummary } from '.
 const USAGE = 'usage: node --import tsx bench/perf-summary.ts --json BENCH.json [--top N]';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+const run = promisify(execFile);
+
+/**
+ * The recording with its JIT code named: `perf inject --jit` reads the service's jitdump (the
+ * recording names it) and writes each code object as a small jitted-PID-N.so beside it. Made
+ * once per recording.
+ */
+async function injected(file: string): Promise<string> {
+  const out = `${file}.jit`;
+  if (!existsSync(out)) await run('perf', ['inject', '--jit', '-i', file, '-o', out], { maxBuffer: 64 << 20 });
+  return out;
+}
+
 async function summaryOf(file: string, aggregations: number): Promise<{ summary: PerfSummary; namedJs: boolean }> {
-  const { stdout } = await promisify(execFile)('perf', ['script', '-i', file, '-F', 'pid,tid,period,ip,sym,dso'], { maxBuffer: 2 ** 31 - 1 });
+  const { stdout } = await run('perf', ['script', '-i', await injected(file), '-F', 'pid,tid,period,ip,sym,dso'], { maxBuffer: 2 ** 31 - 1 });
   const samples = parsePerfScript(stdout);
   const namedJs = samples.some((s) => s.frames.some((f) => f.symbol.startsWith('JS:')));
   return { summary: summarizePerf(samples, aggregations, ROOT), namedJs };
@@ -36,7 +50,7 @@ async function main(): Promise<void> {
   });
   if (recorded.length === 0) throw new Error(`${values.json} has no perf recordings: run the bench with --perf DIR`);
   const summaries = await Promise.all(recorded.map((r) => summaryOf(r.file, r.aggregations)));
-  if (summaries.some((s) => !s.namedJs)) process.stderr.write('note: some recording has no named JavaScript frames (the /tmp/perf-PID.map files are gone?): JS counts as native: other\n');
+  if (summaries.some((s) => !s.namedJs)) process.stderr.write('note: some recording has no named JavaScript frames (the jit-PID.dump beside it is gone?): JS counts as native: other\n');
   const names = recorded.map((r) => `\`${r.name}\``);
   const floorAt = recorded.findIndex((r) => r.name === 'floor');
   const first = floorAt === 0 ? 1 : 0;

@@ -14,7 +14,7 @@ function sample(pid: number, tid: number, frames: [string, string, string][], ns
 }
 
 const NODE = '/usr/bin/node';
-const MAP = '/tmp/perf-100.map';
+const MAP = '/work/app/perf/jitted-100-7.so';
 const BLST = '/work/app/node_modules/@chainsafe/blst-linux-x64-gnu/blst.linux-x64-gnu.node';
 const WORKER_ROOT: [string, string, string] = ['9bb106', 'node::worker::Worker::Run', NODE];
 
