@@ -165,3 +165,47 @@ export function comparePerf(a: Record<string, number>, b: Record<string, number>
     .map((key) => ({ key, a: a[key] ?? 0, b: b[key] ?? 0, difference: (a[key] ?? 0) - (b[key] ?? 0) }))
     .sort((x, y) => Math.abs(y.difference) - Math.abs(x.difference) || x.key.localeCompare(y.key));
 }
+
+/**
+ * The main thread's categories that are the verification's own work: code the floor never runs
+ * (the verification, the BLS pool and piscina, the fewest signers) and writing or reading the
+ * messages to the worker threads. Everything else on the main thread is work both do (the
+ * peers' I/O, the collection, HTTP), which may still cost more or less in one run than in another.
+ */
+const VERIFICATION_PATHS = /^main · (ours: src\/(aggregator\/verification\.ts|bls-pool\/|bls\/|validators\/minimal-signers\.ts)|dependency: piscina|messages between threads)/;
+
+/** A strategy's CPU above the floor's, ms per aggregation, in the parts that say whose it is. */
+export interface DifferenceSplit {
+  total: number;
+  /** blst's own code on the BLS threads: the cryptography. */
+  blst: number;
+  /** The BLS threads' time beyond it: waking for tasks, the messages, N-API, the tasks' own JavaScript. */
+  blsThreadsBeyondBlst: number;
+  /** The main thread in the verification's own paths (VERIFICATION_PATHS). */
+  mainVerificationPaths: number;
+  /** The main thread in the work both strategies do. */
+  mainSharedWork: number;
+  /** V8's optimizing compiler on any thread (JIT warm-up not over yet). */
+  jitCompiler: number;
+  /** Garbage collection on any thread. */
+  gc: number;
+  /** What is left: other threads, and the BLS threads' share that is neither of the above. */
+  other: number;
+}
+
+export function differenceSplit(strategy: PerfSummary, floor: PerfSummary): DifferenceSplit {
+  const all = (s: PerfSummary): number => Object.values(s.byRole).reduce((a, b) => a + b, 0);
+  const cat = (s: PerfSummary, pick: (key: string) => boolean): number =>
+    Object.entries(s.byCategory).reduce((sum, [key, ms]) => (pick(key) ? sum + ms : sum), 0);
+  const diff = (pick: (key: string) => boolean): number => cat(strategy, pick) - cat(floor, pick);
+  const isGc = (k: string): boolean => k.endsWith(' · GC');
+  const isJit = (k: string): boolean => k.endsWith(' · JIT compiler');
+  const blst = diff((k) => k === 'BLS workers · blst (BLS cryptography)');
+  const blsThreadsBeyondBlst = diff((k) => k.startsWith('BLS workers · ') && k !== 'BLS workers · blst (BLS cryptography)' && !isGc(k) && !isJit(k));
+  const mainVerificationPaths = diff((k) => VERIFICATION_PATHS.test(k));
+  const mainSharedWork = diff((k) => k.startsWith('main · ') && !VERIFICATION_PATHS.test(k) && !isGc(k) && !isJit(k));
+  const jitCompiler = diff(isJit);
+  const gc = diff(isGc);
+  const total = all(strategy) - all(floor);
+  return { total, blst, blsThreadsBeyondBlst, mainVerificationPaths, mainSharedWork, jitCompiler, gc, other: total - blst - blsThreadsBeyondBlst - mainVerificationPaths - mainSharedWork - jitCompiler - gc };
+}

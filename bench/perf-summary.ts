@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
 import type { BenchReport } from './harness.js';
-import { comparePerf, parsePerfScript, summarizePerf, type PerfSummary } from './perf-profile.js';
+import { comparePerf, differenceSplit, parsePerfScript, summarizePerf, type PerfSummary } from './perf-profile.js';
 
 const USAGE = 'usage: node --import tsx bench/perf-summary.ts --json BENCH.json [--top N]';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -67,6 +67,21 @@ async function main(): Promise<void> {
   process.stdout.write(`On-CPU time of the service per aggregation, ms (perf cpu-clock samples of every thread over the timed runs): ${values.json}\n\n`);
   process.stdout.write(`${table('thread', [...rowsOf(total, 1), ...rowsOf((s) => s.byRole, 20)], columns)}\n\n`);
   process.stdout.write(`${table('thread · what it ran', rowsOf((s) => s.byCategory, top), columns)}\n`);
+  if (floorAt < 0) return;
+  const others = recorded.map((r, i) => ({ name: r.name, i })).filter((r) => r.i !== floorAt);
+  const splits = others.map((r) => differenceSplit(summaries[r.i]!.summary, summaries[floorAt]!.summary));
+  const parts: [string, keyof (typeof splits)[number]][] = [
+    ['all threads', 'total'],
+    ['blst on the BLS threads (the cryptography)', 'blst'],
+    ['the BLS threads beyond blst (task hand-offs, messages, N-API, their JavaScript)', 'blsThreadsBeyondBlst'],
+    ["main thread, the verification's own paths (verification.ts, the BLS pool, piscina, messages to the workers, the fewest signers)", 'mainVerificationPaths'],
+    ['main thread, the work both do (peers, collection, HTTP), costing more or less', 'mainSharedWork'],
+    ['JIT compiler, any thread', 'jitCompiler'],
+    ['GC, any thread', 'gc'],
+    ['the rest', 'other'],
+  ];
+  const splitColumns = others.map((r) => `\`${r.name}\` − \`floor\``);
+  process.stdout.write(`\n${table('above the floor', parts.map(([key, field]) => ({ key, values: splits.map((s) => s[field]) })), splitColumns)}\n`);
 }
 
 main().catch((err: unknown) => {

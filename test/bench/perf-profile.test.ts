@@ -3,7 +3,7 @@
 // pid,tid,period,ip,sym,dso` as perf prints it, stacks cut short.
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../bench/args.js';
-import { categoryOf, comparePerf, parsePerfScript, summarizePerf, threadRoles } from '../../bench/perf-profile.js';
+import { categoryOf, comparePerf, differenceSplit, parsePerfScript, summarizePerf, threadRoles, type PerfSummary } from '../../bench/perf-profile.js';
 
 const ROOT = '/work/app/';
 const MS = 1_000_000;
@@ -153,6 +153,54 @@ describe('perf script text', () => {
       { key: 'd', a: 0, b: 1, difference: -1 },
       { key: 'a', a: 3, b: 2.5, difference: 0.5 },
     ]);
+  });
+});
+
+describe('the difference from the floor, by whose it is', () => {
+  const summary = (byCategory: Record<string, number>): PerfSummary => {
+    const byRole: Record<string, number> = {};
+    for (const [key, ms] of Object.entries(byCategory)) {
+      const role = key.split(' · ')[0]!;
+      byRole[role] = (byRole[role] ?? 0) + ms;
+    }
+    return { aggregations: 1, byRole, byCategory };
+  };
+  const floor = summary({
+    'main · kernel: socket writes (TCP on loopback)': 5,
+    'main · ours: src/peers/service-session.ts': 2,
+    'main · GC': 1,
+    'V8 helpers (GC, compiler) · GC': 2,
+    'V8 helpers (GC, compiler) · JIT compiler': 0.5,
+  });
+  const warpgate = summary({
+    'main · kernel: socket writes (TCP on loopback)': 5.5,
+    'main · ours: src/peers/service-session.ts': 1.8,
+    'main · ours: src/aggregator/verification.ts': 0.7,
+    'main · ours: src/bls-pool/pool.ts': 0.2,
+    'main · dependency: piscina': 0.3,
+    'main · messages between threads (serialization)': 0.4,
+    'main · ours: src/validators/minimal-signers.ts': 0.1,
+    'main · GC': 1.2,
+    'BLS workers · blst (BLS cryptography)': 14,
+    'BLS workers · kernel: interrupts, scheduling': 0.5,
+    'BLS workers · ours: src/bls-pool/worker.ts': 0.4,
+    'BLS workers · GC': 0.1,
+    'V8 helpers (GC, compiler) · GC': 2.3,
+    'V8 helpers (GC, compiler) · JIT compiler': 1.5,
+    'V8 helpers (GC, compiler) · kernel: futex (threads waking each other)': 0.25,
+  });
+
+  it('puts each category of the difference in one part, and the parts add up to it', () => {
+    const split = differenceSplit(warpgate, floor);
+    expect(split.total).toBeCloseTo(18.75);
+    expect(split.blst).toBeCloseTo(14);
+    expect(split.blsThreadsBeyondBlst).toBeCloseTo(0.9);
+    expect(split.mainVerificationPaths).toBeCloseTo(1.7);
+    // Socket writes +0.5, the session −0.2: work both do, costing more or less.
+    expect(split.mainSharedWork).toBeCloseTo(0.3);
+    expect(split.jitCompiler).toBeCloseTo(1);
+    expect(split.gc).toBeCloseTo(0.6);
+    expect(split.other).toBeCloseTo(0.25);
   });
 });
 
