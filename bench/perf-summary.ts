@@ -6,8 +6,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import type { BenchReport } from './harness.js';
 import { comparePerf, differenceSplit, parsePerfScript, summarizePerf, type PerfSummary } from './perf-profile.js';
 
@@ -43,6 +42,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { json: { type: 'string' }, top: { type: 'string', default: '25' } } });
   if (!values.json) throw new Error(USAGE);
   const top = Number(values.top);
+  if (!Number.isInteger(top) || top < 1) throw new Error(`--top takes a positive integer, got '${values.top}'\n${USAGE}`);
   const report = JSON.parse(readFileSync(values.json, 'utf8')) as BenchReport;
   const recorded = report.strategies.flatMap((name) => {
     const s = report[name];
