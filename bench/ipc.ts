@@ -50,11 +50,8 @@ export class HostProcess {
    * `cwd` is the child's working directory (where V8 writes a perf jitdump).
    */
   static start(name: string, entry: string, extraExecArgv: string[] = [], cwd?: string): HostProcess {
-    // `--import tsx` resolves from the working directory: named by its URL, it loads from any.
-    const tsx = import.meta.resolve('tsx');
-    const execArgv = tsExecArgv().map((a, i, all) => (all[i - 1] === '--import' && a === 'tsx' ? tsx : a));
     const child = fork(packagePath(entry), [], {
-      execArgv: [...execArgv, ...extraExecArgv],
+      execArgv: [...tsExecArgv(), ...extraExecArgv],
       ...(cwd ? { cwd } : {}),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // Structured clone: bigints and typed arrays cross as they are.

@@ -44,8 +44,11 @@ function parseFrame(line: string): PerfFrame {
 /** Which thread of the service a sample ran on, by what the thread's stacks show it to be. */
 export type ThreadRole = 'main' | 'BLS workers' | 'I/O shards' | 'other worker threads' | 'V8 helpers (GC, compiler)' | 'libuv pool' | 'other threads';
 
+/** @chainsafe/blst's native addon: a frame in it is the cryptography itself. */
+const BLST_ADDON = /\/blst[^/]*\.node$/;
+
 const isWorkerThread = (s: PerfSample): boolean => s.frames.some((f) => f.symbol.includes('node::worker::Worker::Run'));
-const ranBls = (s: PerfSample): boolean => s.frames.some((f) => /\/blst[^/]*\.node$/.test(f.dso) || f.symbol.includes('bls-pool/worker'));
+const ranBls = (s: PerfSample): boolean => s.frames.some((f) => BLST_ADDON.test(f.dso) || f.symbol.includes('bls-pool/worker'));
 const ranShard = (s: PerfSample): boolean => s.frames.some((f) => f.symbol.includes('src/p2p/shard-worker'));
 const isV8Helper = (s: PerfSample): boolean => s.frames.some((f) => f.symbol.includes('PlatformWorkerThread'));
 const isLibuvPool = (s: PerfSample): boolean => s.frames.some((f) => /\buv__?(threadpool|work)|^worker$/.test(f.symbol) && f.dso.endsWith('node'));
@@ -123,7 +126,7 @@ export function categoryOf(sample: PerfSample, root: string): string {
   const native = firstJs < 0 ? frames : frames.slice(0, firstJs);
   if (native.some((f) => GC.test(f.symbol))) return 'GC';
   if (native.some((f) => COMPILER.test(f.symbol))) return 'JIT compiler';
-  if (leaf && /\/blst[^/]*\.node$/.test(leaf.dso)) return 'blst (BLS cryptography)';
+  if (leaf && BLST_ADDON.test(leaf.dso)) return 'blst (BLS cryptography)';
   if (leaf && KERNEL_IP.test(leaf.ip)) return kernelCategory(frames);
   if (leaf && OPENSSL.test(leaf.symbol)) return 'OpenSSL (TLS)';
   if (native.some((f) => THREAD_MESSAGES.test(f.symbol))) return 'messages between threads (serialization)';
@@ -133,6 +136,11 @@ export function categoryOf(sample: PerfSample, root: string): string {
   }
   if (leaf && /malloc|free|memmove|memcpy|memset/.test(leaf.symbol)) return 'native: memory (malloc, copies)';
   return 'native: other';
+}
+
+/** CPU ms per aggregation of every thread together. */
+export function totalMs(summary: PerfSummary): number {
+  return Object.values(summary.byRole).reduce((a, b) => a + b, 0);
 }
 
 /** CPU ms per aggregation, by thread role and by role and category. */
@@ -194,7 +202,6 @@ export interface DifferenceSplit {
 }
 
 export function differenceSplit(strategy: PerfSummary, floor: PerfSummary): DifferenceSplit {
-  const all = (s: PerfSummary): number => Object.values(s.byRole).reduce((a, b) => a + b, 0);
   const cat = (s: PerfSummary, pick: (key: string) => boolean): number =>
     Object.entries(s.byCategory).reduce((sum, [key, ms]) => (pick(key) ? sum + ms : sum), 0);
   const diff = (pick: (key: string) => boolean): number => cat(strategy, pick) - cat(floor, pick);
@@ -206,6 +213,6 @@ export function differenceSplit(strategy: PerfSummary, floor: PerfSummary): Diff
   const mainSharedWork = diff((k) => k.startsWith('main · ') && !VERIFICATION_PATHS.test(k) && !isGc(k) && !isJit(k));
   const jitCompiler = diff(isJit);
   const gc = diff(isGc);
-  const total = all(strategy) - all(floor);
+  const total = totalMs(strategy) - totalMs(floor);
   return { total, blst, blsThreadsBeyondBlst, mainVerificationPaths, mainSharedWork, jitCompiler, gc, other: total - blst - blsThreadsBeyondBlst - mainVerificationPaths - mainSharedWork - jitCompiler - gc };
 }

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import type { BenchReport } from './harness.js';
-import { comparePerf, differenceSplit, parsePerfScript, summarizePerf, type PerfSummary } from './perf-profile.js';
+import { comparePerf, differenceSplit, parsePerfScript, summarizePerf, totalMs, type PerfSummary } from './perf-profile.js';
 
 const USAGE = 'usage: node --import tsx bench/perf-summary.ts --json BENCH.json [--top N]';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -53,17 +53,18 @@ async function main(): Promise<void> {
   if (summaries.some((s) => !s.namedJs)) process.stderr.write('note: some recording has no named JavaScript frames (the jit-PID.dump beside it is gone?): JS counts as native: other\n');
   const names = recorded.map((r) => `\`${r.name}\``);
   const floorAt = recorded.findIndex((r) => r.name === 'floor');
-  const first = floorAt === 0 ? 1 : 0;
-  const columns = floorAt >= 0 && recorded.length > 1 ? [...names, `\`${recorded[first]!.name}\` − \`floor\``] : names;
+  // The first other strategy gets a difference column against the floor, when both were recorded.
+  const versus = floorAt >= 0 && recorded.length > 1 ? { strategy: floorAt === 0 ? 1 : 0, floor: floorAt } : undefined;
+  const columns = versus ? [...names, `\`${recorded[versus.strategy]!.name}\` − \`floor\``] : names;
   const rowsOf = (pick: (s: PerfSummary) => Record<string, number>, limit: number): { key: string; values: number[] }[] => {
     const maps = summaries.map((s) => pick(s.summary));
-    const order = floorAt >= 0 && recorded.length > 1 ? comparePerf(maps[first]!, maps[floorAt]!).map((r) => r.key) : comparePerf(maps[0]!, {}).map((r) => r.key);
+    const order = comparePerf(maps[versus?.strategy ?? 0]!, versus ? maps[versus.floor]! : {}).map((r) => r.key);
     return order.slice(0, limit).map((key) => {
       const values = maps.map((m) => m[key] ?? 0);
-      return { key, values: columns.length > names.length ? [...values, values[first]! - values[floorAt]!] : values };
+      return { key, values: versus ? [...values, values[versus.strategy]! - values[versus.floor]!] : values };
     });
   };
-  const total = (s: PerfSummary): Record<string, number> => ({ 'all threads': Object.values(s.byRole).reduce((a, b) => a + b, 0) });
+  const total = (s: PerfSummary): Record<string, number> => ({ 'all threads': totalMs(s) });
   process.stdout.write(`On-CPU time of the service per aggregation, ms (perf cpu-clock samples of every thread over the timed runs): ${values.json}\n\n`);
   process.stdout.write(`${table('thread', [...rowsOf(total, 1), ...rowsOf((s) => s.byRole, 20)], columns)}\n\n`);
   process.stdout.write(`${table('thread · what it ran', rowsOf((s) => s.byCategory, top), columns)}\n`);

@@ -15,13 +15,18 @@ function runnable(module: URL): URL {
   return COMPILED ? new URL(module.href.replace(/\.ts$/, '.js')) : module;
 }
 
-/** node arguments that let a new process load this package's modules the way this one does. */
+/**
+ * node arguments that let a new process load this package's modules the way this one does, from
+ * any working directory: an inherited `--import tsx` resolves from the working directory, so tsx
+ * is named by its URL.
+ */
 export function tsExecArgv(): string[] {
   const inherited = process.execArgv.filter((a) => !a.startsWith('--inspect'));
   if (COMPILED) return inherited;
   const tsxLoader = import.meta.resolve('tsx');
-  const hasTsx = inherited.some((a, i) => inherited[i - 1] === '--import' && (a === tsxLoader || a === 'tsx'));
-  return hasTsx ? inherited : [...inherited, '--import', tsxLoader];
+  const args = inherited.map((a, i) => (inherited[i - 1] === '--import' && a === 'tsx' ? tsxLoader : a));
+  const hasTsx = args.some((a, i) => args[i - 1] === '--import' && a === tsxLoader);
+  return hasTsx ? args : [...args, '--import', tsxLoader];
 }
 
 /**
