@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type * as Blst from '@chainsafe/blst';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { bytesToNumberBE, numberToBytesBE } from '@noble/curves/utils.js';
-import { PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_LENGTH } from './constants.js';
+import { PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from './constants.js';
 import { expectLength, ownCopy, parseSecretScalar, REASON } from './input-checks.js';
 import { BlsError, type BlsBackend, type PublicKey, type SecretKey, type Signature } from './types.js';
 
@@ -177,6 +177,16 @@ export function createBlstBackend(noble: BlsBackend, blst: BlstModule = loadBlst
       }
     },
 
+    signatureFromUncompressed(bytes) {
+      // blst's own rule: 192 bytes only with the compression flag clear (and no sort flag).
+      expectLength(bytes, SIGNATURE_UNCOMPRESSED_LENGTH, 'signature');
+      try {
+        return makeSignature(blst.Signature.fromBytes(bytes, true, false));
+      } catch (error) {
+        throw new BlsError('signature', blstReason(error));
+      }
+    },
+
     secretKeyFromBytes(bytes) {
       parseSecretScalar(bytes);
       return makeSecretKey(blst.SecretKey.fromBytes(bytes));
@@ -194,6 +204,10 @@ export function createBlstBackend(noble: BlsBackend, blst: BlstModule = loadBlst
     publicKeyUncompressed(pk) {
       // blst's uncompressed form of a non-infinity point carries no flag bits: exactly x‖y.
       return pkOf(pk).toBytes(false);
+    },
+
+    signatureUncompressed(sig) {
+      return sigOf(sig).toBytes(false);
     },
 
     sign(sk, message) {
@@ -217,9 +231,11 @@ export function createBlstBackend(noble: BlsBackend, blst: BlstModule = loadBlst
     sumUncheckedSignatures(list) {
       const rejected: number[] = [];
       const usable: Uint8Array[] = [];
+      const decodable = (bytes: Uint8Array): boolean =>
+        bytes instanceof Uint8Array && (bytes.length === SIGNATURE_LENGTH || bytes.length === SIGNATURE_UNCOMPRESSED_LENGTH);
       list.forEach((bytes, i) => {
-        // blst also takes the 192-byte uncompressed form: only the 96-byte one is a signature here.
-        if (bytes instanceof Uint8Array && bytes.length === SIGNATURE_LENGTH) usable.push(bytes);
+        // Either form; blst itself refuses a length its compression flag contradicts.
+        if (decodable(bytes)) usable.push(bytes);
         else rejected.push(i);
       });
       if (usable.length === 0) return { sum: undefined, rejected };
@@ -233,7 +249,7 @@ export function createBlstBackend(noble: BlsBackend, blst: BlstModule = loadBlst
       }
       const points: Blst.Signature[] = [];
       list.forEach((bytes, i) => {
-        if (bytes.length !== SIGNATURE_LENGTH) return;
+        if (!decodable(bytes)) return;
         try {
           points.push(blst.Signature.fromBytes(bytes, false));
         } catch {

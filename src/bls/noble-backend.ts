@@ -9,7 +9,7 @@ import type { AffinePoint } from '@noble/curves/abstract/curve.js';
 import type { Fp2 } from '@noble/curves/abstract/tower.js';
 import type { WeierstrassPoint } from '@noble/curves/abstract/weierstrass.js';
 import { bytesToNumberBE, numberToBytesBE } from '@noble/curves/utils.js';
-import { POP_DST, PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_DST, SIGNATURE_LENGTH } from './constants.js';
+import { POP_DST, PUBLIC_KEY_LENGTH, SECRET_KEY_LENGTH, SIGNATURE_DST, SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from './constants.js';
 import { expectLength, ownCopy, parseSecretScalar, REASON } from './input-checks.js';
 import { multiScalarMul64 } from './msm.js';
 import { randomNonZeroScalars } from './random-scalars.js';
@@ -114,6 +114,44 @@ function decodeSignaturePointUnchecked(bytes: Uint8Array, index: number): G2Poin
   return G2.Point.fromAffine({ x, y });
 }
 
+/**
+ * A ZCash uncompressed G2 point (x.c1 ‖ x.c0 ‖ y.c1 ‖ y.c0) checked only to be on the curve, as
+ * blst's deserialize does: compression and sort flags clear, every coordinate below p, infinity
+ * only as the 0x40 flag with the rest zero.
+ */
+function decodeUncompressedUnchecked(bytes: Uint8Array, index?: number): G2Point {
+  expectLength(bytes, SIGNATURE_UNCOMPRESSED_LENGTH, 'signature', index);
+  const flags = bytes[0]!;
+  if ((flags & 0xa0) !== 0) throw new BlsError('signature', REASON.badEncoding, index);
+  if ((flags & 0x40) !== 0) {
+    if ((flags & 0x3f) !== 0 || bytes.subarray(1).some((b) => b !== 0)) throw new BlsError('signature', REASON.badEncoding, index);
+    return G2.Point.ZERO;
+  }
+  const parts = [0, 1, 2, 3].map((k) => bytesToNumberBE(bytes.subarray(k * FP_BYTES, (k + 1) * FP_BYTES)));
+  if (parts.some((part) => part >= Fp.ORDER)) throw new BlsError('signature', REASON.badEncoding, index);
+  const { Fp2 } = fields;
+  const x = Fp2.create({ c0: parts[1]!, c1: parts[0]! });
+  const y = Fp2.create({ c0: parts[3]!, c1: parts[2]! });
+  if (!Fp2.eql(Fp2.sqr(y), Fp2.add(Fp2.pow(x, 3n), G2_B))) throw new BlsError('signature', REASON.notOnCurve, index);
+  return G2.Point.fromAffine({ x, y });
+}
+
+/** Either form, checked only to be on the curve (the sums' decoding). */
+function decodeAnyUnchecked(bytes: Uint8Array, index: number): G2Point {
+  return bytes.length === SIGNATURE_UNCOMPRESSED_LENGTH ? decodeUncompressedUnchecked(bytes, index) : decodeSignaturePointUnchecked(bytes, index);
+}
+
+function encodeG2Uncompressed(point: G2Point): Uint8Array {
+  const out = new Uint8Array(SIGNATURE_UNCOMPRESSED_LENGTH);
+  if (point.is0()) {
+    out[0] = 0x40;
+    return out;
+  }
+  const { x, y } = point.toAffine();
+  [x.c1, x.c0, y.c1, y.c0].forEach((part, k) => out.set(numberToBytesBE(part, FP_BYTES), k * FP_BYTES));
+  return out;
+}
+
 function nobleKey(point: G1Point): NoblePublicKey {
   return { point, negated: point.is0() ? undefined : point.negate().toAffine() };
 }
@@ -196,6 +234,12 @@ export function createNobleBackend(): BlsBackend {
       return makeSignature(decodeSignaturePoint(bytes), ownCopy(bytes));
     },
 
+    signatureFromUncompressed(bytes) {
+      const point = decodeUncompressedUnchecked(bytes);
+      if (!point.isTorsionFree()) throw new BlsError('signature', REASON.notInSubgroup);
+      return makeSignature(point);
+    },
+
     secretKeyFromBytes(bytes) {
       return makeSecretKey(parseSecretScalar(bytes));
     },
@@ -222,6 +266,10 @@ export function createNobleBackend(): BlsBackend {
       out.set(numberToBytesBE(x, FP_BYTES), 0);
       out.set(numberToBytesBE(y, FP_BYTES), FP_BYTES);
       return out;
+    },
+
+    signatureUncompressed(sig) {
+      return encodeG2Uncompressed(sigOf(sig));
     },
 
     sign(sk, message) {
@@ -252,7 +300,7 @@ export function createNobleBackend(): BlsBackend {
       list.forEach((bytes, i) => {
         let point: G2Point;
         try {
-          point = decodeSignaturePointUnchecked(bytes, i);
+          point = decodeAnyUnchecked(bytes, i);
         } catch {
           rejected.push(i);
           return;
