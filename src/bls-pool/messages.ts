@@ -19,7 +19,11 @@ import type { BackendName } from '../bls/types.js';
  */
 export type RunningSum = Uint8Array;
 
-/** Signatures (96-byte compressed) and their signers' keys (48-byte compressed), position by position. */
+/**
+ * Signatures and their signers' keys (48-byte compressed), position by position. A signature is
+ * 96 bytes compressed, or 192 uncompressed when it came from one of our own signers (no square
+ * root to decode it: src/bls/constants.ts).
+ */
 export interface SignatureBatch {
   sigs: Uint8Array[];
   pks: Uint8Array[];
@@ -31,36 +35,49 @@ export interface FoldJob extends SignatureBatch {
 }
 
 /**
- * A SignatureBatch as it travels to a worker: the signatures end to end (96 bytes each) and the
- * keys end to end (48 bytes each), two buffers transferred instead of two arrays of small
- * Uint8Arrays cloned one by one (~0.8 µs of the event loop per signature and key, and a copy of
- * each one's whole backing ArrayBuffer). A signature of another length takes an all-zero slot,
- * which no backend decodes (no compression flag), so it is rejected at its own position.
+ * A SignatureBatch as it travels to a worker: the signatures end to end in slots of
+ * `slotBytes` (96, or 192 when any is uncompressed) and the keys end to end (48 bytes each), two
+ * buffers transferred instead of two arrays of small Uint8Arrays cloned one by one (~0.8 µs of
+ * the event loop per signature and key, and a copy of each one's whole backing ArrayBuffer). A
+ * signature whose length its compression flag contradicts (or of another length) takes an
+ * all-zero slot, which no backend decodes (96 zeros carry no compression flag, 192 zeros are no
+ * point on the curve), so it is rejected at its own position.
  */
 export interface PackedBatch {
   count: number;
+  slotBytes: number;
   sigs: Uint8Array;
   pks: Uint8Array;
 }
 
-const PACKED_SIGNATURE_BYTES = 96;
+const COMPRESSED_SIGNATURE_BYTES = 96;
+const UNCOMPRESSED_SIGNATURE_BYTES = 192;
 const PACKED_KEY_BYTES = 48;
+const COMPRESSION_FLAG = 0x80;
+
+/** The ZCash rule: the compression flag is set on the 96-byte form and clear on the 192-byte one. */
+function isWellFormed(sig: Uint8Array): boolean {
+  const compressed = ((sig[0] ?? 0) & COMPRESSION_FLAG) !== 0;
+  return sig.length === COMPRESSED_SIGNATURE_BYTES ? compressed : sig.length === UNCOMPRESSED_SIGNATURE_BYTES && !compressed;
+}
 
 export function packBatch({ sigs, pks }: SignatureBatch): PackedBatch {
   const count = sigs.length;
-  const packedSigs = new Uint8Array(count * PACKED_SIGNATURE_BYTES);
+  const slotBytes = sigs.some((sig) => sig.length === UNCOMPRESSED_SIGNATURE_BYTES) ? UNCOMPRESSED_SIGNATURE_BYTES : COMPRESSED_SIGNATURE_BYTES;
+  const packedSigs = new Uint8Array(count * slotBytes);
   const packedPks = new Uint8Array(count * PACKED_KEY_BYTES);
   for (let i = 0; i < count; i++) {
     const sig = sigs[i]!;
-    if (sig.length === PACKED_SIGNATURE_BYTES) packedSigs.set(sig, i * PACKED_SIGNATURE_BYTES);
+    if (isWellFormed(sig)) packedSigs.set(sig, i * slotBytes);
     packedPks.set(pks[i]!, i * PACKED_KEY_BYTES);
   }
-  return { count, sigs: packedSigs, pks: packedPks };
+  return { count, slotBytes, sigs: packedSigs, pks: packedPks };
 }
 
-/** The batch's signature and key at `i`, as views into the packed buffers. */
+/** The batch's signature at `i`, a view into the packed buffer: 96 bytes when its compression flag is set, else the slot. */
 export function signatureAt(batch: PackedBatch, i: number): Uint8Array {
-  return batch.sigs.subarray(i * PACKED_SIGNATURE_BYTES, (i + 1) * PACKED_SIGNATURE_BYTES);
+  const slot = batch.sigs.subarray(i * batch.slotBytes, (i + 1) * batch.slotBytes);
+  return (slot[0]! & COMPRESSION_FLAG) !== 0 ? slot.subarray(0, COMPRESSED_SIGNATURE_BYTES) : slot;
 }
 
 export function keyAt(batch: PackedBatch, i: number): Uint8Array {

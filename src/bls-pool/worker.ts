@@ -3,6 +3,7 @@
 // validator set's keys cost their decompression once per thread, not once per request (parsing a
 // key repeats its checks, ~70 µs with blst). Piscina calls the default export with one task.
 import { workerData } from 'node:worker_threads';
+import { SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
 import { loadBackend } from '../bls/index.js';
 import type { PublicKey, Signature } from '../bls/types.js';
 import { keyAt, preciseNow, signatureAt, type BlsWorkerData, type JobKind, type JobOf, type Outcome, type ResultOf, type SignatureBatch, type Task, type TaskResult } from './messages.js';
@@ -26,15 +27,20 @@ function publicKey(bytes: Uint8Array): PublicKey {
   return pk;
 }
 
+/** Either form (our own signers may send the uncompressed one), with signatureFromBytes's checks. */
+function parseSignature(bytes: Uint8Array): Signature {
+  return bytes.length === SIGNATURE_UNCOMPRESSED_LENGTH ? bls.signatureFromUncompressed(bytes) : bls.signatureFromBytes(bytes);
+}
+
 function tryParseSignature(bytes: Uint8Array): Signature | null {
   try {
-    return bls.signatureFromBytes(bytes);
+    return parseSignature(bytes);
   } catch {
     return null;
   }
 }
 
-/** Infinity is a valid encoding but never one signer's valid signature (sk would be 0). */
+/** Infinity (the 0x40 flag, in either form) is a valid encoding but never one signer's valid signature (sk would be 0). */
 function isInfinityEncoding(bytes: Uint8Array): boolean {
   return bytes.length > 0 && (bytes[0]! & 0x40) !== 0;
 }
@@ -61,7 +67,8 @@ function addUp(pks: PublicKey[], sigs: Signature[]): Sum {
  * once on the aggregate (finalize). That is the check avalanchego makes of a signed message
  * (warp BitSetSignature.Verify parses only the aggregate, with bls.SignatureFromBytes:
  * Uncompress + SigValidate), and it costs ~25 µs per signature here instead of ~65 µs
- * (bench/bls-backends.ts). A signature outside the subgroup makes the aggregate fail, and
+ * (bench/bls-backends.ts), ~2 µs for the uncompressed form our own signers send (no square root
+ * to take). A signature outside the subgroup makes the aggregate fail, and
  * bisection (findInvalid, which checks each signature as avalanchego accepts a signer's) names it.
  */
 const fold: Handler<'fold'> = (job) => {
@@ -213,12 +220,17 @@ const verifyEach: Handler<'verifyEach'> = (job) =>
     return sig !== null && bls.verify(publicKey(job.pks[i]!), job.message, sig);
   });
 
-const aggregate: Handler<'aggregate'> = (sigs) => bls.aggregateSignatures(sigs.map((b) => bls.signatureFromBytes(b))).bytes;
+const aggregate: Handler<'aggregate'> = (sigs) => bls.aggregateSignatures(sigs.map(parseSignature)).bytes;
 
 /** Pure-JS BLS behind the handshake: the slow one, hence its own lane in the pool. */
 const verifyPossession: Handler<'verifyPossession'> = (job) => {
-  const sig = tryParseSignature(job.proof);
-  if (!sig) return false;
+  // A proof is compressed only (the handshake's hello carries 96 bytes).
+  let sig: Signature;
+  try {
+    sig = bls.signatureFromBytes(job.proof);
+  } catch {
+    return false;
+  }
   let pk: PublicKey;
   try {
     pk = bls.publicKeyFromBytes(job.publicKey);

@@ -50,6 +50,32 @@ describe('fold and finalize', () => {
     expect((await pool.finalize({ message: msg, parts: [done.rest!] })).valid).toBe(true);
   });
 
+  it('folds the uncompressed form our own signers send beside the compressed one: same sum; the bad ones rejected or named by bisection, in either form', async () => {
+    const uncompressed = (bytes: Uint8Array): Uint8Array => blst.signatureUncompressed(blst.signatureFromBytes(bytes));
+    const mixed = good.slice(0, 8).map((s, i) => (i % 2 === 0 ? uncompressed(s) : s));
+    const plain = await pool.fold({ sigs: good.slice(0, 8), pks: pks.slice(0, 8) });
+    const r = await pool.fold({ sigs: mixed, pks: pks.slice(0, 8) });
+    expect(r.rejected).toEqual([]);
+    expect(r.partial).toEqual(plain.partial);
+    // Off the curve (an uncompressed y changed), and a 192-byte one flagged compressed: rejected where they stand.
+    const offCurve = uncompressed(good[1]!);
+    offCurve[191] = offCurve[191]! ^ 1;
+    const flagged = uncompressed(good[3]!);
+    flagged[0] = flagged[0]! | 0x80;
+    const outside = blst.signatureUncompressed(blst.sumUncheckedSignatures([g2PointOutsideSubgroup()]).sum!);
+    const wrongMessage = uncompressed(sign(sks[6]!, text('not this')));
+    const sigs = [mixed[0]!, offCurve, mixed[2]!, flagged, outside, mixed[5]!, wrongMessage, mixed[7]!];
+    const folded = await pool.fold({ sigs, pks: pks.slice(0, 8) });
+    expect(folded.rejected).toEqual([1, 3]);
+    const kept = [0, 2, 4, 5, 6, 7];
+    const done = await pool.finalCheck({ message: msg, parts: [folded.partial!], signatures: () => ({ sigs: kept.map((i) => sigs[i]!), pks: kept.map((i) => pks[i]!) }) });
+    expect(done.valid).toBe(false);
+    if (done.valid) return;
+    // Positions among the kept: the point outside the subgroup (4) and the wrong message (6).
+    expect(done.invalid).toEqual([2, 4]);
+    expect((await pool.finalize({ message: msg, parts: [done.rest!] })).valid).toBe(true);
+  });
+
   it('a batch with nothing usable and no base gives no aggregate', async () => {
     const r = await pool.fold({ sigs: [g2XNotOnCurve()], pks: [pks[0]!] });
     expect(r).toEqual({ partial: null, rejected: [0] });
