@@ -28,11 +28,14 @@ class FloorVerification extends AcceptedIsReady {
    * No pairing and no aggregate: the message carries every accepted signer and, as its
    * "aggregate", the first signer's own signature bytes (a well-formed compressed G2 point, so
    * the response is encoded exactly as a real one, but it does not verify for these signers).
+   * An uncompressed one gives its x with the compression flag set: the compressed form of that
+   * point or of its negation, with no arithmetic.
    */
   async finalCheck(): Promise<AggregateCheck> {
     const { ledger } = this.ctx;
     const signers = ledger.acceptedSigners();
-    const signature = ledger.batchOf(signers.slice(0, 1)).sigs[0]!;
+    const first = ledger.batchOf(signers.slice(0, 1)).sigs[0]!;
+    const signature = first.length === 192 ? compressedLooking(first) : first;
     return { valid: true, signers, signature, weight: ledger.acceptedWeight, checked: signers };
   }
 
@@ -47,3 +50,10 @@ class FloorVerification extends AcceptedIsReady {
 }
 
 export const floor: VerificationStrategy = (ctx) => new FloorVerification(ctx);
+
+/** An uncompressed G2 point's x as a compressed encoding (flag set; the sort flag left clear). */
+function compressedLooking(uncompressed: Uint8Array): Uint8Array {
+  const out = uncompressed.slice(0, 96);
+  out[0] = out[0]! | 0x80;
+  return out;
+}

@@ -11,7 +11,10 @@ export interface SignatureRequest {
   justification: Uint8Array;
 }
 
-/** A signature is only checked to be 96 bytes by the transport; the collection verifies it. */
+/**
+ * A signature is only checked for its length by the transport (96 bytes compressed; our own
+ * signers' may be 192 uncompressed); the collection verifies it.
+ */
 export type PeerAnswer = { kind: 'signature'; signature: Uint8Array } | { kind: 'refused'; reason: string };
 
 export type { AskTicket, CancelWhy } from '../util/ask.js';

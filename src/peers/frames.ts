@@ -29,12 +29,20 @@ export const CloseCode = {
 
 const PUBLIC_KEY_BYTES = 48;
 export const SIGNATURE_BYTES = 96;
+/** The uncompressed form, sent when the service's welcome asks for it (uncompressedSignatures). */
+export const UNCOMPRESSED_SIGNATURE_BYTES = 192;
 export const CHALLENGE_BYTES = 32;
 
 type ChallengeFrame = { v: 1; type: 'challenge'; challenge: string };
 type HelloFrame = { v: 1; type: 'hello'; publicKey: string; proof: string };
-type WelcomeFrame = { v: 1; type: 'welcome' };
+/**
+ * `uncompressedSignatures`: the service takes signatures in the 192-byte uncompressed form, which
+ * spares it the square roots of decompressing them (~20 µs each with blst, against ~2 µs). A
+ * signer that does not know the field sends the compressed form, which every service takes.
+ */
+type WelcomeFrame = { v: 1; type: 'welcome'; uncompressedSignatures?: boolean };
 export type SignFrame = { v: 1; type: 'sign'; id: number; message: Uint8Array; justification: Uint8Array };
+/** `signature`: 96 bytes compressed, or 192 uncompressed (binary kinds 0x02 and 0x03). */
 type SignatureFrame = { v: 1; type: 'signature'; id: number; signature: Uint8Array };
 type RefusedFrame = { v: 1; type: 'refused'; id: number; reason: string };
 
@@ -127,8 +135,12 @@ export function decodeFrame(
   switch (type) {
     case 'challenge':
       return { v: 1, type, challenge: hexField(obj, 'challenge', CHALLENGE_BYTES) };
-    case 'welcome':
-      return { v: 1, type };
+    case 'welcome': {
+      const uncompressed = obj.uncompressedSignatures;
+      if (uncompressed === undefined) return { v: 1, type };
+      if (typeof uncompressed !== 'boolean') throw new ProtocolError(CloseCode.malformed, `field 'uncompressedSignatures' must be a boolean`);
+      return { v: 1, type, uncompressedSignatures: uncompressed };
+    }
     case 'sign':
     case 'signature':
       throw new ProtocolError(CloseCode.malformed, `'${type}' frames are binary messages, not JSON`);
@@ -147,9 +159,10 @@ export function encodeFrame(frame: Exclude<Frame, SignFrame | SignatureFrame>): 
 // ---- binary frames ------------------------------------------------------------------------
 // version (1 byte) ‖ kind (1 byte) ‖ id (8 bytes, big-endian, at most 2^53 − 1) ‖ body
 //   sign:      message length (4 bytes, big-endian) ‖ message ‖ justification (the rest)
-//   signature: the 96-byte compressed signature
+//   signature:              the 96-byte compressed signature
+//   uncompressed signature: the 192-byte uncompressed signature (only to a service that asked)
 
-const BinaryKind = { sign: 0x01, signature: 0x02 } as const;
+const BinaryKind = { sign: 0x01, signature: 0x02, uncompressedSignature: 0x03 } as const;
 const HEADER_BYTES = 10;
 const SIGN_BODY_OFFSET = HEADER_BYTES + 4;
 const TWO_32 = 2 ** 32;
@@ -197,9 +210,13 @@ export function encodeSignWithBody(id: number, body: Uint8Array): Buffer {
   return out;
 }
 
+/** A signature frame of the kind the signature's length names: 96 bytes compressed, 192 uncompressed. */
 export function encodeSignature(id: number, signature: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(HEADER_BYTES + SIGNATURE_BYTES);
-  writeHeader(out, BinaryKind.signature, id);
+  const kind =
+    signature.length === SIGNATURE_BYTES ? BinaryKind.signature : signature.length === UNCOMPRESSED_SIGNATURE_BYTES ? BinaryKind.uncompressedSignature : undefined;
+  if (kind === undefined) throw new RangeError(`a signature is ${SIGNATURE_BYTES} or ${UNCOMPRESSED_SIGNATURE_BYTES} bytes, got ${signature.length}`);
+  const out = Buffer.allocUnsafe(HEADER_BYTES + signature.length);
+  writeHeader(out, kind, id);
   out.set(signature, HEADER_BYTES);
   return out;
 }
@@ -227,10 +244,12 @@ function decodeBinaryFrame(buf: Buffer, from: 'service' | 'signer'): Frame {
     if (messageEnd > buf.length) throw new ProtocolError(CloseCode.malformed, `sign frame's message length runs past its end`);
     return { v: 1, type: 'sign', id, message: copy(buf, SIGN_BODY_OFFSET, messageEnd), justification: copy(buf, messageEnd, buf.length) };
   }
-  if (kind === BinaryKind.signature) {
+  if (kind === BinaryKind.signature || kind === BinaryKind.uncompressedSignature) {
     if (from !== 'signer') throw new ProtocolError(CloseCode.unexpected, `a signer does not receive 'signature' frames`);
-    if (buf.length !== HEADER_BYTES + SIGNATURE_BYTES) {
-      throw new ProtocolError(CloseCode.malformed, `field 'signature' must be ${SIGNATURE_BYTES} bytes, got ${buf.length - HEADER_BYTES}`);
+    const bytes = kind === BinaryKind.signature ? SIGNATURE_BYTES : UNCOMPRESSED_SIGNATURE_BYTES;
+    if (buf.length !== HEADER_BYTES + bytes) {
+      const form = kind === BinaryKind.signature ? 'signature' : 'uncompressed signature';
+      throw new ProtocolError(CloseCode.malformed, `field 'signature' of an ${form} frame must be ${bytes} bytes, got ${buf.length - HEADER_BYTES}`);
     }
     return { v: 1, type: 'signature', id, signature: copy(buf, HEADER_BYTES, buf.length) };
   }

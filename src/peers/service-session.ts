@@ -235,7 +235,8 @@ export class ServiceSession {
     if (late) return this.fail(late);
     clearTimeout(this.handshakeTimer);
     this.state = 'ready';
-    sendFrame(this.ws, encodeFrame({ v: 1, type: 'welcome' }));
+    // Uncompressed signatures: the aggregator's workers then add them up without a square root each.
+    sendFrame(this.ws, encodeFrame({ v: 1, type: 'welcome', uncompressedSignatures: true }));
     this.hooks.logger.info({ peer: this.origin, publicKey }, 'peer authenticated');
     this.hooks.ready(this);
   }

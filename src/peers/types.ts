@@ -7,5 +7,5 @@ export interface SignatureRequest {
   justification: Uint8Array;
 }
 
-/** A signature is only checked to be 96 bytes here; the aggregator verifies it. */
+/** A signature is only checked to be 96 (compressed) or 192 bytes (uncompressed) here; the aggregator verifies it. */
 export type PeerAnswer = { kind: 'signature'; signature: Uint8Array } | { kind: 'refused'; reason: string };

@@ -59,6 +59,7 @@ export class KeyFileBackend implements SigningBackend {
   async sign(message: UnsignedMessage, justification: Uint8Array): Promise<SignOutcome> {
     const reason = await this.policy.check(message, justification);
     if (reason !== null) return { kind: 'refused', reason };
-    return { kind: 'signature', signature: this.bls.sign(this.sk, message.bytes).bytes };
+    // Uncompressed: what services ask for, at no cost here (the session compresses it for one that does not).
+    return { kind: 'signature', signature: this.bls.signatureUncompressed(this.bls.sign(this.sk, message.bytes)) };
   }
 }

@@ -6,7 +6,7 @@
 import type WebSocket from 'ws';
 import type { BlsBackend, SecretKey } from '../bls/types.js';
 import { proveKey } from '../peers/auth.js';
-import { CloseCode, ProtocolError, SIGNATURE_BYTES, decodeFrame, encodeFrame, encodeSignature, type ServiceFrame, type SignFrame } from '../peers/frames.js';
+import { CloseCode, ProtocolError, SIGNATURE_BYTES, UNCOMPRESSED_SIGNATURE_BYTES, decodeFrame, encodeFrame, encodeSignature, type ServiceFrame, type SignFrame } from '../peers/frames.js';
 import { startHeartbeat } from '../peers/heartbeat.js';
 import type { PeerLogger } from '../peers/logger.js';
 import { closeSocket, sendFrame } from '../peers/socket.js';
@@ -47,6 +47,8 @@ export class SignerSession {
   private inFlight = 0;
   /** Delayed answers not yet sent; cleared when the connection ends. */
   private readonly delayed = new Set<NodeJS.Timeout>();
+  /** The service's welcome asked for the 192-byte uncompressed form. */
+  private uncompressed = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -105,6 +107,7 @@ export class SignerSession {
       case 'welcome':
         if (this.state !== 'hello-sent') throw new ProtocolError(CloseCode.unexpected, 'welcome before hello');
         this.state = 'ready';
+        this.uncompressed = frame.uncompressedSignatures === true;
         clearTimeout(this.handshakeTimer);
         this.cfg.logger.info({ service: this.origin }, 'authenticated to the service');
         this.onWelcome();
@@ -176,13 +179,30 @@ export class SignerSession {
 
   private answer(id: number, outcome: SignOutcome): void {
     if (this.state !== 'ready') return;
-    if (outcome.kind === 'signature' && outcome.signature.length !== SIGNATURE_BYTES) {
-      outcome = { kind: 'refused', reason: `signer error: the backend produced a ${outcome.signature.length}-byte signature` };
-    }
+    if (outcome.kind === 'signature') outcome = this.inServiceForm(outcome.signature);
     sendFrame(
       this.ws,
       outcome.kind === 'signature' ? encodeSignature(id, outcome.signature) : encodeFrame({ v: 1, type: 'refused', id, reason: outcome.reason }),
     );
+  }
+
+  /**
+   * The backend's signature in the form the service asked for. A conversion parses the point with
+   * every check (the subgroup included), so what does not decode is refused here, never sent: a
+   * backend that answers in the form asked costs nothing (the key file makes the uncompressed form,
+   * a node answers compressed).
+   */
+  private inServiceForm(signature: Uint8Array): SignOutcome {
+    const { bls } = this.cfg;
+    const wanted = this.uncompressed ? UNCOMPRESSED_SIGNATURE_BYTES : SIGNATURE_BYTES;
+    if (signature.length === wanted) return { kind: 'signature', signature };
+    try {
+      if (signature.length === SIGNATURE_BYTES) return { kind: 'signature', signature: bls.signatureUncompressed(bls.signatureFromBytes(signature)) };
+      if (signature.length === UNCOMPRESSED_SIGNATURE_BYTES) return { kind: 'signature', signature: bls.signatureFromUncompressed(signature).bytes };
+    } catch (err) {
+      return { kind: 'refused', reason: `signer error: the backend produced a signature that does not decode (${(err as Error).message})` };
+    }
+    return { kind: 'refused', reason: `signer error: the backend produced a ${signature.length}-byte signature` };
   }
 
   private fail(err: ProtocolError): void {

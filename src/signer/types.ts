@@ -4,6 +4,10 @@ import type { UnsignedMessage } from '../warp/unsigned-message.js';
 
 export type { UnsignedMessage } from '../warp/unsigned-message.js';
 
+/**
+ * `signature`: 96 bytes compressed or 192 uncompressed; the session sends the form the service
+ * asked for and converts (with every check) only when the backend answered in the other.
+ */
 export type SignOutcome = { kind: 'signature'; signature: Uint8Array } | { kind: 'refused'; reason: string };
 
 export interface SigningBackend {

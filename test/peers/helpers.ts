@@ -32,9 +32,10 @@ export function newKey(): { sk: SecretKey; pkHex: string; pk: Uint8Array } {
   return { sk, pk, pkHex: bytesToHex(pk) };
 }
 
+/** Either form: a service asks signers for the uncompressed one (192 bytes). */
 export function verifies(pk: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean {
   try {
-    return bls.verify(bls.publicKeyFromBytes(pk), msg, bls.signatureFromBytes(sig));
+    return bls.verify(bls.publicKeyFromBytes(pk), msg, sig.length === 192 ? bls.signatureFromUncompressed(sig) : bls.signatureFromBytes(sig));
   } catch {
     return false;
   }

@@ -27,6 +27,19 @@ describe('frame decoding', () => {
     expect(decodeFrame(encodeSignature(9, sig), true, 'signer', LIMIT)).toEqual({ v: 1, type: 'signature', id: 9, signature: sig });
   });
 
+  it('carries the uncompressed form as its own binary kind, and the welcome that asks for it', () => {
+    const sig = Uint8Array.from({ length: 192 }, (_, i) => i);
+    const frame = encodeSignature(4, sig);
+    expect(frame[1]).toBe(0x03);
+    expect(decodeFrame(frame, true, 'signer', LIMIT)).toEqual({ v: 1, type: 'signature', id: 4, signature: sig });
+    expect(encodeSignature(4, new Uint8Array(96))[1]).toBe(0x02);
+    expect(() => encodeSignature(4, new Uint8Array(95))).toThrow(RangeError);
+    expect(decode('service', { v: 1, type: 'welcome', uncompressedSignatures: true })).toEqual({ v: 1, type: 'welcome', uncompressedSignatures: true });
+    // A welcome without the field (every service before it) asks for the compressed form.
+    expect(decode('service', { v: 1, type: 'welcome' })).toEqual({ v: 1, type: 'welcome' });
+    expect(closeCodeOf(() => decode('service', { v: 1, type: 'welcome', uncompressedSignatures: 'yes' }))).toBe(CloseCode.malformed);
+  });
+
   it('carries every safe integer id, and an empty message and justification, through a binary frame', () => {
     for (const id of [0, 1, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER]) {
       expect(decodeFrame(encodeSign(id, new Uint8Array(), new Uint8Array()), true, 'service', LIMIT)).toEqual({
@@ -57,6 +70,9 @@ describe('frame decoding', () => {
     ['an unknown binary kind', binary('signer', Buffer.concat([Buffer.of(1, 9), signature.subarray(2)])), CloseCode.unknownType],
     ['a signature of 95 bytes', binary('signer', signature.subarray(0, 105)), CloseCode.malformed],
     ['a signature of 97 bytes', binary('signer', Buffer.concat([signature, Buffer.of(0)])), CloseCode.malformed],
+    ['a 96-byte signature in an uncompressed frame', binary('signer', Buffer.concat([Buffer.of(1, 3), signature.subarray(2)])), CloseCode.malformed],
+    ['a 192-byte signature in a compressed frame', binary('signer', Buffer.concat([signature, Buffer.alloc(96)])), CloseCode.malformed],
+    ['an uncompressed signature frame sent to a signer', binary('service', encodeSignature(0, new Uint8Array(192))), CloseCode.unexpected],
     ['an id beyond 2^53 - 1', binary('signer', Buffer.concat([Buffer.of(1, 2, 0, 0x20), signature.subarray(4)])), CloseCode.malformed],
     ['a sign frame sent to the service', binary('signer', encodeSign(0, new Uint8Array(4), new Uint8Array())), CloseCode.unexpected],
     ['a signature frame sent to a signer', binary('service', signature), CloseCode.unexpected],

@@ -124,7 +124,8 @@ describe('fault modes (devnet and tests only)', () => {
     const { peer, m, result } = await faulty('invalid-signature');
     expect(result).toMatchObject({ kind: 'signature' });
     if (!('kind' in result) || result.kind !== 'signature') return;
-    expect(result.signature).toHaveLength(96);
+    // Converted to the uncompressed form the service's welcome asked for.
+    expect(result.signature).toHaveLength(192);
     expect(verifies(peer.publicKey, m.bytes, result.signature)).toBe(false);
     expect(verifies(peer.publicKey, concatBytes(m.bytes, new Uint8Array([0])), result.signature)).toBe(true);
   });
@@ -133,7 +134,7 @@ describe('fault modes (devnet and tests only)', () => {
     const { peer, m, result } = await faulty('wrong-key');
     expect(result).toMatchObject({ kind: 'signature' });
     if (!('kind' in result) || result.kind !== 'signature') return;
-    expect(result.signature).toHaveLength(96);
+    expect(result.signature).toHaveLength(192);
     expect(verifies(peer.publicKey, m.bytes, result.signature)).toBe(false);
   });
 

@@ -44,8 +44,9 @@ export class RawService {
     this.ws.send(encodeFrame({ v: 1, type: 'challenge', challenge: '11'.repeat(32) }));
   }
 
-  welcome(): void {
-    this.ws.send(encodeFrame({ v: 1, type: 'welcome' }));
+  /** `uncompressedSignatures`: ask for the 192-byte form, as a PeerPool does; without it, a service from before it. */
+  welcome(uncompressedSignatures?: boolean): void {
+    this.ws.send(encodeFrame(uncompressedSignatures === undefined ? { v: 1, type: 'welcome' } : { v: 1, type: 'welcome', uncompressedSignatures }));
   }
 
   sign(id: number, message: Uint8Array, justification = new Uint8Array()): void {
