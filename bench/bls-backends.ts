@@ -32,6 +32,8 @@ interface BackendFigures {
   signatureParsePerSignature: Figure & { signaturesPerIteration: number };
   /** What the optimistic fold does per signature: decompress and sum, no subgroup check. */
   uncheckedSumPerSignature: Figure & { signaturesPerIteration: number };
+  /** The same for the 192-byte uncompressed form warpgate's own signers send: no square root. */
+  uncompressedSumPerSignature: Figure & { signaturesPerIteration: number };
   /**
    * The fewest signers' check at the end of an aggregation (SUBSET_OF signers, SUBSET_LEFT_OUT of
    * them taken out of the sum): the whole sum's check and then the subset's, each with its
@@ -120,6 +122,13 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
     ok &&= backend.sumUncheckedSignatures(list).rejected.length === 0;
   });
   check(ok, `${backend.name} unchecked sum`);
+  const uncompressed = committee.signatures.map((bytes) => backend.signatureUncompressed(backend.signatureFromBytes(bytes)));
+  const sumUncompressed = time(n.parseBatches, 1, (i) => {
+    const offset = (i * batch) % SIGNERS;
+    const list = Array.from({ length: batch }, (_, k) => uncompressed[(offset + k) % SIGNERS]!);
+    ok &&= backend.sumUncheckedSignatures(list).rejected.length === 0;
+  });
+  check(ok, `${backend.name} uncompressed sum`);
 
   // Unchecked sums as a fold makes them; the left-out ones are summed and negated, as the pool does.
   const whole = {
@@ -163,6 +172,11 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
     uncheckedSumPerSignature: {
       medianMs: sumUnchecked.medianMs / batch,
       iterations: sumUnchecked.iterations,
+      signaturesPerIteration: batch,
+    },
+    uncompressedSumPerSignature: {
+      medianMs: sumUncompressed.medianMs / batch,
+      iterations: sumUncompressed.iterations,
       signaturesPerIteration: batch,
     },
     wholeThenSubset,
@@ -237,6 +251,11 @@ function main(): void {
       'signature decompress + sum, no subgroup check, per signature',
       (f) => f.uncheckedSumPerSignature,
       (f) => `median of ${f.uncheckedSumPerSignature.iterations} × ${f.uncheckedSumPerSignature.signaturesPerIteration}`,
+    ],
+    [
+      'uncompressed signature decode + sum, no subgroup check, per signature',
+      (f) => f.uncompressedSumPerSignature,
+      (f) => `median of ${f.uncompressedSumPerSignature.iterations} × ${f.uncompressedSumPerSignature.signaturesPerIteration}`,
     ],
     [
       `fewest signers' check (${SUBSET_LEFT_OUT} of ${SUBSET_OF} out): whole sum, then subset`,

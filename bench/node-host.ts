@@ -46,7 +46,7 @@ serveHost(
       const nodes: StartedNodes['nodes'] = [];
       for (const v of req.validators) {
         const secretKey = hexToBytes(v.secretKeyHex);
-        const signatures = precomputeSignatures(bls, bls.secretKeyFromBytes(secretKey), messages, v.byzantine);
+        const signatures = precomputeSignatures(bls, bls.secretKeyFromBytes(secretKey), messages, v.byzantine, 'compressed');
         const node = new SimulatedAvalancheNode({
           networkId: req.networkId,
           identity: loadStakingIdentity(v.certPem, v.keyPem),

@@ -11,7 +11,7 @@ import { bytesToHex, hexToBytes } from '../src/warp/hex.js';
 import type { UnsignedMessage } from '../src/warp/unsigned-message.js';
 import { measurementHandlers } from './host-measurement.js';
 import { serveHost } from './ipc.js';
-import { messageIndexOf, precomputeSignatures, precomputedSignature } from './precomputed.js';
+import { messageIndexOf, precomputeSignatures, precomputedSignature, type Precomputed } from './precomputed.js';
 
 export interface HostedValidator {
   secretKeyHex: string;
@@ -38,7 +38,7 @@ export interface ConnectRequest {
 class PrecomputedBackend implements SigningBackend {
   constructor(
     private readonly messageIndex: ReadonlyMap<string, number>,
-    private readonly signatures: Uint8Array,
+    private readonly signatures: Precomputed,
   ) {}
 
   sign(message: UnsignedMessage): Promise<SignOutcome> {
@@ -92,7 +92,7 @@ serveHost(
       messageIndex = messageIndexOf(req.messagesHex);
       prepared = req.validators.map((v) => {
         const secretKey = bls.secretKeyFromBytes(hexToBytes(v.secretKeyHex));
-        const signatures = precomputeSignatures(bls, secretKey, messages, v.byzantine);
+        const signatures = precomputeSignatures(bls, secretKey, messages, v.byzantine, 'uncompressed');
         return { secretKey, backend: new PrecomputedBackend(messageIndex, signatures), delaysMs: v.delaysMs, byzantine: v.byzantine };
       });
       return { signingMs: performance.now() - started };
