@@ -3,7 +3,8 @@
 // weights) in batches of N, each fold a task with the previous sum as its base, then makes the
 // final check; reported as CPU of the whole process (main thread and workers) per aggregation.
 // Behind verification.ts minimumFold.
-//   node --import tsx bench/fold-batches.ts [--batches 560,64,32,16,8,4,2,1] [--repeats 20] [--json FILE]
+//   node --import tsx bench/fold-batches.ts [--batches 560,64,32,16,8,4,2,1] [--repeats 20] [--uncompressed] [--json FILE]
+// --uncompressed: the 192-byte form warpgate's own signers send (peers/frames.ts), no square roots.
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -13,13 +14,13 @@ import { round } from './stats.js';
 
 const SIGNATURES = 560;
 
-const USAGE = 'usage: node --import tsx bench/fold-batches.ts [--batches 560,64,32,16,8,4,2,1] [--repeats 20] [--json FILE]';
+const USAGE = 'usage: node --import tsx bench/fold-batches.ts [--batches 560,64,32,16,8,4,2,1] [--repeats 20] [--uncompressed] [--json FILE]';
 
-function options(): { batches: number[]; repeats: number; json: string | undefined } {
+function options(): { batches: number[]; repeats: number; uncompressed: boolean; json: string | undefined } {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { batches: { type: 'string', default: '560,64,32,16,8,4,2,1' }, repeats: { type: 'string', default: '20' }, json: { type: 'string' } },
+      options: { batches: { type: 'string', default: '560,64,32,16,8,4,2,1' }, repeats: { type: 'string', default: '20' }, uncompressed: { type: 'boolean', default: false }, json: { type: 'string' } },
     }));
   } catch (err) {
     return refuse(err instanceof Error ? err.message : String(err));
@@ -28,7 +29,7 @@ function options(): { batches: number[]; repeats: number; json: string | undefin
   const repeats = Number(values.repeats);
   if (batches.some((b) => !Number.isInteger(b) || b < 1)) return refuse(`--batches takes positive integers separated by commas, got '${values.batches}'`);
   if (!Number.isInteger(repeats) || repeats < 1) return refuse(`--repeats takes a positive integer, got '${values.repeats}'`);
-  return { batches, repeats, json: values.json };
+  return { batches, repeats, uncompressed: values.uncompressed, json: values.json };
 }
 
 function refuse(why: string): never {
@@ -36,13 +37,16 @@ function refuse(why: string): never {
   process.exit(2);
 }
 
-const { batches, repeats, json } = options();
+const { batches, repeats, uncompressed, json } = options();
 
 const bls = loadBackend('blst');
 const message = new TextEncoder().encode('fold-batches: one message, many signers');
 const keys = Array.from({ length: SIGNATURES }, () => bls.generateSecretKey());
 const pks = keys.map((sk) => bls.publicKeyOf(sk).bytes);
-const sigs = keys.map((sk) => bls.sign(sk, message).bytes);
+const sigs = keys.map((sk) => {
+  const sig = bls.sign(sk, message);
+  return uncompressed ? bls.signatureUncompressed(sig) : sig.bytes;
+});
 const pool = new BlsPool({ backend: 'blst', threads: 2 });
 await pool.warm();
 
@@ -70,8 +74,8 @@ for (const batch of batches) {
 await pool.close();
 
 const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version, loadAverage1m: { before: loadBefore, after: loadavg()[0] ?? 0 } };
-console.log(`${SIGNATURES} signatures per aggregation, blst, 2 worker threads, ${repeats} aggregations per row; ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverage1m.before.toFixed(2)} → ${machine.loadAverage1m.after.toFixed(2)}\n`);
+console.log(`${SIGNATURES} ${uncompressed ? 'uncompressed' : 'compressed'} signatures per aggregation, blst, 2 worker threads, ${repeats} aggregations per row; ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverage1m.before.toFixed(2)} → ${machine.loadAverage1m.after.toFixed(2)}\n`);
 console.log('| signatures per fold | folds | CPU ms / aggregation (all threads) | wall ms / aggregation |');
 console.log('|---:|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.batch} | ${r.folds} | ${r.cpuMsPerAggregation.toFixed(1)} | ${r.wallMsPerAggregation.toFixed(1)} |`);
-if (json) writeFileSync(json, `${JSON.stringify({ machine, signatures: SIGNATURES, repeats, rows }, null, 2)}\n`);
+if (json) writeFileSync(json, `${JSON.stringify({ machine, signatures: SIGNATURES, form: uncompressed ? 'uncompressed' : 'compressed', repeats, rows }, null, 2)}\n`);

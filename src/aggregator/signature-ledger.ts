@@ -27,8 +27,14 @@ export interface LedgerEvents {
 /** A batch checks at most this many signatures, so a backlog is spread over the threads and heavy ones go first. */
 const MAX_BATCH = 128;
 
+/** The uncompressed form (our own signers'), which decodes without a square root: bls/constants.ts. */
+const UNCOMPRESSED_BYTES = 192;
+const countUncompressed = (arrivals: readonly Arrival[]): number => arrivals.reduce((n, a) => n + (a.sig.length === UNCOMPRESSED_BYTES ? 1 : 0), 0);
+
 export class SignatureLedger {
   private readonly waiting: Arrival[] = [];
+  /** How many of `waiting` are in the uncompressed form. */
+  private waitingUncompressedCount = 0;
   /** Signatures waiting for, or in, a check. */
   private readonly unchecked = new Tally();
   /** Signatures that passed their per-arrival check, by canonical index. */
@@ -59,6 +65,7 @@ export class SignatureLedger {
 
   add(index: number, sig: Uint8Array): void {
     this.waiting.push({ index, sig });
+    if (sig.length === UNCOMPRESSED_BYTES) this.waitingUncompressedCount++;
     this.unchecked.add(this.weightOf(index));
   }
 
@@ -70,6 +77,11 @@ export class SignatureLedger {
   /** Signatures waiting for a check (not in one). */
   get waitingCount(): number {
     return this.waiting.length;
+  }
+
+  /** Of those, how many are in the uncompressed form (cheaper to check: verification.ts minimumFold). */
+  get waitingUncompressed(): number {
+    return this.waitingUncompressedCount;
   }
 
   /** Nothing waits for a check and none is running. */
@@ -88,7 +100,9 @@ export class SignatureLedger {
     const ready = this.waiting.splice(0, upTo === undefined ? this.waiting.length : this.neededFor(upTo));
     while (ready.length > 0 && this.checks < parallelism) {
       const size = Math.min(MAX_BATCH, Math.ceil(ready.length / (parallelism - this.checks)));
-      this.track(check(ready.splice(0, size)));
+      const batch = ready.splice(0, size);
+      this.waitingUncompressedCount -= countUncompressed(batch);
+      this.track(check(batch));
     }
     this.waiting.unshift(...ready);
   }

@@ -36,7 +36,7 @@ import {
   type TestNetwork,
   type TestValidator,
 } from './helpers.js';
-import { noble } from '../bls/helpers.js';
+import { blst, noble } from '../bls/helpers.js';
 import { cancellingPair, outsideSubgroupPair, useBlsPool } from '../bls-pool/helpers.js';
 
 // 16 validators of uneven weight plus 13 keyless: total 240, 67% needs 161, 87% needs 209.
@@ -279,6 +279,31 @@ describe('folds below the target', () => {
     const result = await done;
     expect(result.signedWeight).toBe(65n);
     expect(calls.filter((c) => c === 'fold').length).toBeLessThanOrEqual(21);
+    expect(calls.at(-1)).toBe('foldAndCheck');
+  });
+
+  it('answers in the uncompressed form (our own signers) count a quarter each: a fold waits for four times as many', async () => {
+    const calls: string[] = [];
+    const { agg, answers } = byHand(calls, 5_000);
+    const req = request();
+    const done = agg.aggregate(req);
+    await asked(answers);
+    const answer = async (v: TestValidator): Promise<void> => {
+      const compressed = sign(v, req.message.bytes);
+      answers.get(v.pkHex)!(undefined, { kind: 'signature', signature: blst.signatureUncompressed(blst.signatureFromBytes(compressed)) });
+      await nextTurn();
+      await nextTurn();
+    };
+    // Eleven wait (2.75 compressed signatures' worth), the twelfth makes three: one fold.
+    for (const v of wide.validators.slice(0, 11)) await answer(v);
+    expect(calls).toEqual([]);
+    await answer(wide.validators[11]!);
+    expect(calls).toEqual(['fold']);
+    for (const v of wide.validators.slice(12, 65)) await answer(v);
+    const result = await done;
+    expect(result.signedWeight).toBe(65n);
+    // 65 of 96: 65 / 12 folds at most on the way, then the one task that completes it.
+    expect(calls.filter((c) => c === 'fold').length).toBeLessThanOrEqual(5);
     expect(calls.at(-1)).toBe('foldAndCheck');
   });
 
