@@ -253,11 +253,18 @@ describe('folds below the target', () => {
     for (let i = 0; i < 500 && answers.size < 96; i++) await new Promise((r) => setTimeout(r, 5));
   }
 
-  function deliver(answers: Map<string, AskDone>, v: TestValidator, req: AggregationRequest): void {
-    answers.get(v.pkHex)!(undefined, { kind: 'signature', signature: sign(v, req.message.bytes) });
+  /** `encode`: the form the signature travels in (compressed, as signed, by default). */
+  function deliver(answers: Map<string, AskDone>, v: TestValidator, req: AggregationRequest, encode = (sig: Uint8Array) => sig): void {
+    answers.get(v.pkHex)!(undefined, { kind: 'signature', signature: encode(sign(v, req.message.bytes)) });
   }
 
-  it('one fold per minimumFold answers, not one per turn: a fold hands the answers to a worker, which costs as much as checking five', async () => {
+  // Compressed answers (avalanchego's) count one each; uncompressed ones (our own signers') a
+  // quarter, since they decode without a square root.
+  const uncompressed = (compressed: Uint8Array): Uint8Array => blst.signatureUncompressed(blst.signatureFromBytes(compressed));
+  it.each([
+    { form: 'compressed', encode: (sig: Uint8Array) => sig, perFold: 3, maxFolds: 21 },
+    { form: 'uncompressed', encode: uncompressed, perFold: 12, maxFolds: 5 },
+  ])('one fold per minimumFold answers ($form: $perFold), not one per turn: a fold hands the answers to a worker, which costs as much as checking five', async ({ encode, perFold, maxFolds }) => {
     expect(minimumFold(96)).toBe(3);
     const calls: string[] = [];
     const { agg, answers } = byHand(calls, 5_000);
@@ -265,45 +272,20 @@ describe('folds below the target', () => {
     const done = agg.aggregate(req);
     await asked(answers);
     const answer = async (v: TestValidator): Promise<void> => {
-      deliver(answers, v, req);
+      deliver(answers, v, req, encode);
       await nextTurn();
       await nextTurn();
     };
-    // Each answer in a turn of its own: two wait, the third goes with them in one fold.
-    for (const v of wide.validators.slice(0, 2)) await answer(v);
+    // Each answer in a turn of its own: all but one of a fold's wait, the last goes with them.
+    for (const v of wide.validators.slice(0, perFold - 1)) await answer(v);
     expect(calls).toEqual([]);
-    await answer(wide.validators[2]!);
+    await answer(wide.validators[perFold - 1]!);
     expect(calls).toEqual(['fold']);
-    // 65 of 96 reach 67%: 65 / 3 folds at most on the way, then the one task that completes it.
-    for (const v of wide.validators.slice(3, 65)) await answer(v);
+    // 65 of 96 reach 67%: 65 / perFold folds at most on the way, then the one task that completes it.
+    for (const v of wide.validators.slice(perFold, 65)) await answer(v);
     const result = await done;
     expect(result.signedWeight).toBe(65n);
-    expect(calls.filter((c) => c === 'fold').length).toBeLessThanOrEqual(21);
-    expect(calls.at(-1)).toBe('foldAndCheck');
-  });
-
-  it('answers in the uncompressed form (our own signers) count a quarter each: a fold waits for four times as many', async () => {
-    const calls: string[] = [];
-    const { agg, answers } = byHand(calls, 5_000);
-    const req = request();
-    const done = agg.aggregate(req);
-    await asked(answers);
-    const answer = async (v: TestValidator): Promise<void> => {
-      const compressed = sign(v, req.message.bytes);
-      answers.get(v.pkHex)!(undefined, { kind: 'signature', signature: blst.signatureUncompressed(blst.signatureFromBytes(compressed)) });
-      await nextTurn();
-      await nextTurn();
-    };
-    // Eleven wait (2.75 compressed signatures' worth), the twelfth makes three: one fold.
-    for (const v of wide.validators.slice(0, 11)) await answer(v);
-    expect(calls).toEqual([]);
-    await answer(wide.validators[11]!);
-    expect(calls).toEqual(['fold']);
-    for (const v of wide.validators.slice(12, 65)) await answer(v);
-    const result = await done;
-    expect(result.signedWeight).toBe(65n);
-    // 65 of 96: 65 / 12 folds at most on the way, then the one task that completes it.
-    expect(calls.filter((c) => c === 'fold').length).toBeLessThanOrEqual(5);
+    expect(calls.filter((c) => c === 'fold').length).toBeLessThanOrEqual(maxFolds);
     expect(calls.at(-1)).toBe('foldAndCheck');
   });
 
