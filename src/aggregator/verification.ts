@@ -81,7 +81,7 @@ export function minimumFold(validators: number): number {
 
 /**
  * An uncompressed signature counts as this fraction of a compressed one towards minimumFold: it
- * decodes in ~1.6 µs instead of ~20 µs, so a fold of them waits for four times as many (128 at
+ * decodes in ~1.5 µs instead of ~20 µs, so a fold of them waits for four times as many (128 at
  * 1,000 validators, ~5 folds per aggregation instead of ~18: 2.9 against 4.5 ms of CPU in
  * bench/fold-batches.ts --uncompressed, README "Fold size"), and the fold that completes the
  * target still decodes its at most 127 more in ~0.2 ms.

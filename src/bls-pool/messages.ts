@@ -5,7 +5,7 @@
 import type { BackendName } from '../bls/types.js';
 
 /**
- * A running aggregate: Σ pk_i and Σ sig_i over signatures that each decoded (compressed, on the
+ * A running aggregate: Σ pk_i and Σ sig_i over signatures that each decoded (either form, on the
  * curve, not infinity) but were NOT checked for the subgroup, as the backend's encodeSum bytes.
  * The final check is the one avalanchego makes on a signed message: the subgroup check of the
  * summed signature and one pairing of the summed key against it (warp BitSetSignature.Verify

@@ -62,12 +62,12 @@ function addUp(pks: PublicKey[], sigs: Signature[]): Sum {
 }
 
 /**
- * The optimistic per-arrival step: each signature is only decompressed (on the curve, not
- * infinity) and added to the running sum; its subgroup check waits for the final check, made
+ * The optimistic per-arrival step: each signature is only decoded (decompressed, or read in the
+ * uncompressed form; on the curve, not infinity) and added to the running sum; its subgroup check waits for the final check, made
  * once on the aggregate (finalize). That is the check avalanchego makes of a signed message
  * (warp BitSetSignature.Verify parses only the aggregate, with bls.SignatureFromBytes:
  * Uncompress + SigValidate), and it costs ~25 µs per signature here instead of ~65 µs
- * (bench/bls-backends.ts), ~2 µs for the uncompressed form our own signers send (no square root
+ * (bench/bls-backends.ts), ~1.5 µs for the uncompressed form our own signers send (no square root
  * to take). A signature outside the subgroup makes the aggregate fail, and
  * bisection (findInvalid, which checks each signature as avalanchego accepts a signer's) names it.
  */

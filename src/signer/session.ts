@@ -40,6 +40,9 @@ export interface SignerSessionConfig {
 
 type State = 'challenge' | 'hello-sent' | 'ready' | 'closed';
 
+/** The ZCash encoding's infinity flag, in the first byte of either form. */
+const INFINITY_FLAG = 0x40;
+
 export class SignerSession {
   private state: State = 'challenge';
   private handshakeTimer: NodeJS.Timeout | undefined;
@@ -189,11 +192,15 @@ export class SignerSession {
   /**
    * The backend's signature in the form the service asked for. A conversion parses the point with
    * every check (the subgroup included), so what does not decode is refused here, never sent: a
-   * backend that answers in the form asked costs nothing (the key file makes the uncompressed form,
-   * a node answers compressed).
+   * backend that answers in the form asked costs nothing (the key file makes the uncompressed form;
+   * a node answers compressed, so a node-backed signer pays one parse per answer). The point at
+   * infinity (its flag is the same in both forms) is no one's valid signature: refused either way.
    */
   private inServiceForm(signature: Uint8Array): SignOutcome {
     const { bls } = this.cfg;
+    if (signature.length > 0 && (signature[0]! & INFINITY_FLAG) !== 0) {
+      return { kind: 'refused', reason: 'signer error: the backend produced the point at infinity' };
+    }
     const wanted = this.uncompressed ? UNCOMPRESSED_SIGNATURE_BYTES : SIGNATURE_BYTES;
     if (signature.length === wanted) return { kind: 'signature', signature };
     try {

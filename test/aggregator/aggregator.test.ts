@@ -36,7 +36,7 @@ import {
   type TestNetwork,
   type TestValidator,
 } from './helpers.js';
-import { blst, noble } from '../bls/helpers.js';
+import { blst, g2PointOutsideSubgroup, noble } from '../bls/helpers.js';
 import { cancellingPair, outsideSubgroupPair, useBlsPool } from '../bls-pool/helpers.js';
 
 // 16 validators of uneven weight plus 13 keyless: total 240, 67% needs 161, 87% needs 209.
@@ -408,6 +408,29 @@ describe('bad signatures', () => {
       expect(responses.filter((r) => r === 'invalid')).toHaveLength(5);
     });
   }
+
+  it('warpgate: bad answers in the uncompressed form (our own signers\') are dropped and penalized like compressed ones, among compressed good ones', async () => {
+    const req = request();
+    const bad = [16, 14, 12, 10, 9].map(byWeight);
+    const uncompressedOf = (compressed: Uint8Array): Uint8Array => blst.signatureUncompressed(blst.signatureFromBytes(compressed));
+    const edited = (bytes: Uint8Array, edit: (b: Uint8Array) => void): Uint8Array => {
+      const copy = new Uint8Array(bytes);
+      edit(copy);
+      return copy;
+    };
+    const own = (k: string): Uint8Array => uncompressedOf(sign(net.byKey.get(k)!, req.message.bytes));
+    const infinity = edited(new Uint8Array(192), (b) => (b[0] = 0x40));
+    const answers = [
+      blst.signatureUncompressed(blst.sumUncheckedSignatures([g2PointOutsideSubgroup()]).sum!),
+      edited(own(bad[1]!), (b) => (b[191] = b[191]! ^ 1)),
+      edited(own(bad[2]!), (b) => (b[0] = b[0]! | 0x80)),
+      uncompressedOf(sign(net.byKey.get(bad[3]!)!, new TextEncoder().encode('another message'))),
+      infinity,
+    ];
+    const peers = peersWith(net, bad.map((k, i) => [k, { kind: 'fixed', signature: answers[i]! } as Behaviour]));
+    const result = await aggregator(peers, { fanOut: { extraWeightPercent: 100 } }).aggregate(req);
+    expectDropped(result, peers, bad);
+  });
 
   it('a bad heavy signature is found by bisection and more validators are asked to make up its weight', async () => {
     // 40 and 25 lie; the honest 162 is just enough, so everyone honest must end up asked.

@@ -60,11 +60,13 @@ describe('the signature form a signer answers in', () => {
     ['asked for uncompressed, a compressed one that is no point', true, () => new Uint8Array(96).fill(0xab)],
     ['asked for compressed, an uncompressed one off the curve', false, () => new Uint8Array(192).fill(1)],
     ['a signature of 100 bytes', true, () => new Uint8Array(100)],
-  ])('refuses, never sends, what the backend produced that does not decode: %s', async (_, flag, produce) => {
+    ['the point at infinity, compressed, asked for uncompressed', true, () => Uint8Array.from({ length: 96 }, (_, i) => (i === 0 ? 0xc0 : 0))],
+    ['the point at infinity, uncompressed, asked for uncompressed (no conversion)', true, () => Uint8Array.from({ length: 192 }, (_, i) => (i === 0 ? 0x40 : 0))],
+  ])('refuses, never sends, what the backend produced that does not decode or is infinity: %s', async (_, flag, produce) => {
     const { raw } = await welcomed(flag, () => ({ kind: 'signature', signature: produce() }));
     raw.sign(1, message('bad backend').bytes);
     const refused = await raw.next('refused');
-    expect(refused).toMatchObject({ type: 'refused', id: 1, reason: expect.stringMatching(/^signer error: the backend produced a/) });
+    expect(refused).toMatchObject({ type: 'refused', id: 1, reason: expect.stringMatching(/^signer error: the backend produced (a |the point at infinity)/) });
     expect(raw.frames.some((f) => 'binary' in f)).toBe(false);
   });
 });
