@@ -6,6 +6,7 @@
 // It lives only in the bench, handed to the service like perSignatureVerify
 // (ServiceOptions.verification); the service itself has no way to skip a check.
 import type { Arrival } from '../src/aggregator/signature-ledger.js';
+import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../src/bls/constants.js';
 import type { AggregateCheck, VerificationStrategy } from '../src/aggregator/verification.js';
 import { AcceptedIsReady } from './accepted-is-ready.js';
 
@@ -35,7 +36,7 @@ class FloorVerification extends AcceptedIsReady {
     const { ledger } = this.ctx;
     const signers = ledger.acceptedSigners();
     const first = ledger.batchOf(signers.slice(0, 1)).sigs[0]!;
-    const signature = first.length === 192 ? compressedLooking(first) : first;
+    const signature = first.length === SIGNATURE_UNCOMPRESSED_LENGTH ? compressedLooking(first) : first;
     return { valid: true, signers, signature, weight: ledger.acceptedWeight, checked: signers };
   }
 
@@ -53,7 +54,7 @@ export const floor: VerificationStrategy = (ctx) => new FloorVerification(ctx);
 
 /** An uncompressed G2 point's x as a compressed encoding (flag set; the sort flag left clear). */
 function compressedLooking(uncompressed: Uint8Array): Uint8Array {
-  const out = uncompressed.slice(0, 96);
+  const out = uncompressed.slice(0, SIGNATURE_LENGTH);
   out[0] = out[0]! | 0x80;
   return out;
 }

@@ -2,6 +2,7 @@
 // while the benchmark is timing: signer peers (signer-host.ts) and simulated avalanchego nodes
 // (node-host.ts) alike. A byzantine validator's answer is its genuine signature over other bytes:
 // well-formed, and invalid.
+import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../src/bls/constants.js';
 import type { BlsBackend, SecretKey } from '../src/bls/types.js';
 import { bytesToHex, concatBytes } from '../src/warp/hex.js';
 
@@ -12,7 +13,7 @@ import { bytesToHex, concatBytes } from '../src/warp/hex.js';
  */
 export type SignatureForm = 'compressed' | 'uncompressed';
 
-const BYTES: Record<SignatureForm, number> = { compressed: 96, uncompressed: 192 };
+const BYTES: Record<SignatureForm, number> = { compressed: SIGNATURE_LENGTH, uncompressed: SIGNATURE_UNCOMPRESSED_LENGTH };
 
 /** The benchmark's messages, by their bytes (hex), to their index. */
 export function messageIndexOf(messagesHex: readonly string[]): Map<string, number> {

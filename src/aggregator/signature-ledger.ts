@@ -2,6 +2,7 @@
 // check, accepted (passed the per-arrival check), dropped (failed one) and proven valid, with
 // their weights. The verification strategy decides which checks run (verification.ts); the ledger
 // keeps the books, starts the checks it is given, and tells the collection what happened.
+import { SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
 import type { SignatureBatch } from '../bls-pool/messages.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { heaviestFirst, Tally } from './weights.js';
@@ -27,9 +28,9 @@ export interface LedgerEvents {
 /** A batch checks at most this many signatures, so a backlog is spread over the threads and heavy ones go first. */
 const MAX_BATCH = 128;
 
-/** The uncompressed form (our own signers'), which decodes without a square root: bls/constants.ts. */
-const UNCOMPRESSED_BYTES = 192;
-const countUncompressed = (arrivals: readonly Arrival[]): number => arrivals.reduce((n, a) => n + (a.sig.length === UNCOMPRESSED_BYTES ? 1 : 0), 0);
+/** Our own signers' uncompressed form, which decodes without a square root (bls/constants.ts). */
+const isUncompressed = (sig: Uint8Array): boolean => sig.length === SIGNATURE_UNCOMPRESSED_LENGTH;
+const countUncompressed = (arrivals: readonly Arrival[]): number => arrivals.reduce((n, a) => n + (isUncompressed(a.sig) ? 1 : 0), 0);
 
 export class SignatureLedger {
   private readonly waiting: Arrival[] = [];
@@ -65,7 +66,7 @@ export class SignatureLedger {
 
   add(index: number, sig: Uint8Array): void {
     this.waiting.push({ index, sig });
-    if (sig.length === UNCOMPRESSED_BYTES) this.waitingUncompressedCount++;
+    if (isUncompressed(sig)) this.waitingUncompressedCount++;
     this.unchecked.add(this.weightOf(index));
   }
 

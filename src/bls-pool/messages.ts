@@ -2,6 +2,7 @@
 // `Jobs` names every kind of job with what it takes and what it gives back; the worker's handler
 // table and the pool's calls are both typed from it, so a kind renamed on one side and not the
 // other fails the type check instead of failing at run time.
+import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
 import type { BackendName } from '../bls/types.js';
 
 /**
@@ -50,20 +51,18 @@ export interface PackedBatch {
   pks: Uint8Array;
 }
 
-const COMPRESSED_SIGNATURE_BYTES = 96;
-const UNCOMPRESSED_SIGNATURE_BYTES = 192;
 const PACKED_KEY_BYTES = 48;
 const COMPRESSION_FLAG = 0x80;
 
 /** The ZCash rule: the compression flag is set on the 96-byte form and clear on the 192-byte one. */
 function isWellFormed(sig: Uint8Array): boolean {
   const compressed = ((sig[0] ?? 0) & COMPRESSION_FLAG) !== 0;
-  return sig.length === COMPRESSED_SIGNATURE_BYTES ? compressed : sig.length === UNCOMPRESSED_SIGNATURE_BYTES && !compressed;
+  return sig.length === SIGNATURE_LENGTH ? compressed : sig.length === SIGNATURE_UNCOMPRESSED_LENGTH && !compressed;
 }
 
 export function packBatch({ sigs, pks }: SignatureBatch): PackedBatch {
   const count = sigs.length;
-  const slotBytes = sigs.some((sig) => sig.length === UNCOMPRESSED_SIGNATURE_BYTES) ? UNCOMPRESSED_SIGNATURE_BYTES : COMPRESSED_SIGNATURE_BYTES;
+  const slotBytes = sigs.some((sig) => sig.length === SIGNATURE_UNCOMPRESSED_LENGTH) ? SIGNATURE_UNCOMPRESSED_LENGTH : SIGNATURE_LENGTH;
   const packedSigs = new Uint8Array(count * slotBytes);
   const packedPks = new Uint8Array(count * PACKED_KEY_BYTES);
   for (let i = 0; i < count; i++) {
@@ -77,7 +76,7 @@ export function packBatch({ sigs, pks }: SignatureBatch): PackedBatch {
 /** The batch's signature at `i`, a view into the packed buffer: 96 bytes when its compression flag is set, else the slot. */
 export function signatureAt(batch: PackedBatch, i: number): Uint8Array {
   const slot = batch.sigs.subarray(i * batch.slotBytes, (i + 1) * batch.slotBytes);
-  return (slot[0]! & COMPRESSION_FLAG) !== 0 ? slot.subarray(0, COMPRESSED_SIGNATURE_BYTES) : slot;
+  return (slot[0]! & COMPRESSION_FLAG) !== 0 ? slot.subarray(0, SIGNATURE_LENGTH) : slot;
 }
 
 export function keyAt(batch: PackedBatch, i: number): Uint8Array {
