@@ -7,6 +7,7 @@
 // (ServiceOptions.verification); the service itself has no way to skip a check.
 import type { Arrival } from '../src/aggregator/signature-ledger.js';
 import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../src/bls/constants.js';
+import { COMPRESSION_FLAG } from '../src/bls/forms.js';
 import type { AggregateCheck, VerificationStrategy } from '../src/aggregator/verification.js';
 import { AcceptedIsReady } from './accepted-is-ready.js';
 
@@ -55,6 +56,6 @@ export const floor: VerificationStrategy = (ctx) => new FloorVerification(ctx);
 /** An uncompressed G2 point's x as a compressed encoding (flag set; the sort flag left clear). */
 function compressedLooking(uncompressed: Uint8Array): Uint8Array {
   const out = uncompressed.slice(0, SIGNATURE_LENGTH);
-  out[0] = out[0]! | 0x80;
+  out[0] = out[0]! | COMPRESSION_FLAG;
   return out;
 }

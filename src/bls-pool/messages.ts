@@ -3,6 +3,7 @@
 // table and the pool's calls are both typed from it, so a kind renamed on one side and not the
 // other fails the type check instead of failing at run time.
 import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
+import { COMPRESSION_FLAG, isWellFormedSignature } from '../bls/forms.js';
 import type { BackendName } from '../bls/types.js';
 
 /**
@@ -52,13 +53,6 @@ export interface PackedBatch {
 }
 
 const PACKED_KEY_BYTES = 48;
-const COMPRESSION_FLAG = 0x80;
-
-/** The ZCash rule: the compression flag is set on the 96-byte form and clear on the 192-byte one. */
-function isWellFormed(sig: Uint8Array): boolean {
-  const compressed = ((sig[0] ?? 0) & COMPRESSION_FLAG) !== 0;
-  return sig.length === SIGNATURE_LENGTH ? compressed : sig.length === SIGNATURE_UNCOMPRESSED_LENGTH && !compressed;
-}
 
 export function packBatch({ sigs, pks }: SignatureBatch): PackedBatch {
   const count = sigs.length;
@@ -67,7 +61,7 @@ export function packBatch({ sigs, pks }: SignatureBatch): PackedBatch {
   const packedPks = new Uint8Array(count * PACKED_KEY_BYTES);
   for (let i = 0; i < count; i++) {
     const sig = sigs[i]!;
-    if (isWellFormed(sig)) packedSigs.set(sig, i * slotBytes);
+    if (isWellFormedSignature(sig)) packedSigs.set(sig, i * slotBytes);
     packedPks.set(pks[i]!, i * PACKED_KEY_BYTES);
   }
   return { count, slotBytes, sigs: packedSigs, pks: packedPks };

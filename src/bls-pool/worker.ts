@@ -3,7 +3,7 @@
 // validator set's keys cost their decompression once per thread, not once per request (parsing a
 // key repeats its checks, ~70 µs with blst). Piscina calls the default export with one task.
 import { workerData } from 'node:worker_threads';
-import { SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
+import { isInfinityEncoding, signatureFromEitherForm } from '../bls/forms.js';
 import { loadBackend } from '../bls/index.js';
 import type { PublicKey, Signature } from '../bls/types.js';
 import { keyAt, preciseNow, signatureAt, type BlsWorkerData, type JobKind, type JobOf, type Outcome, type ResultOf, type SignatureBatch, type Task, type TaskResult } from './messages.js';
@@ -28,9 +28,7 @@ function publicKey(bytes: Uint8Array): PublicKey {
 }
 
 /** Either form (our own signers may send the uncompressed one), with signatureFromBytes's checks. */
-function parseSignature(bytes: Uint8Array): Signature {
-  return bytes.length === SIGNATURE_UNCOMPRESSED_LENGTH ? bls.signatureFromUncompressed(bytes) : bls.signatureFromBytes(bytes);
-}
+const parseSignature = (bytes: Uint8Array): Signature => signatureFromEitherForm(bls, bytes);
 
 function tryParseSignature(bytes: Uint8Array): Signature | null {
   try {
@@ -38,11 +36,6 @@ function tryParseSignature(bytes: Uint8Array): Signature | null {
   } catch {
     return null;
   }
-}
-
-/** Infinity (the 0x40 flag, in either form) is a valid encoding but never one signer's valid signature (sk would be 0). */
-function isInfinityEncoding(bytes: Uint8Array): boolean {
-  return bytes.length > 0 && (bytes[0]! & 0x40) !== 0;
 }
 
 /** A signature as avalanchego accepts one from a signer: parsed, in the subgroup, not infinity. */

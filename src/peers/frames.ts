@@ -4,6 +4,7 @@
 // thousands of them, and JSON with hex cost both sides more than the socket writes). Decoding is
 // strict; anything a side cannot accept becomes a ProtocolError that carries the WebSocket close
 // code and reason to end the connection with.
+import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
 
 const PROTOCOL_VERSION = 1;
 
@@ -28,9 +29,9 @@ export const CloseCode = {
 } as const;
 
 const PUBLIC_KEY_BYTES = 48;
-export const SIGNATURE_BYTES = 96;
+const SIGNATURE_BYTES = SIGNATURE_LENGTH;
 /** The uncompressed form, sent when the service's welcome asks for it (uncompressedSignatures). */
-export const UNCOMPRESSED_SIGNATURE_BYTES = 192;
+const UNCOMPRESSED_SIGNATURE_BYTES = SIGNATURE_UNCOMPRESSED_LENGTH;
 export const CHALLENGE_BYTES = 32;
 
 type ChallengeFrame = { v: 1; type: 'challenge'; challenge: string };

@@ -4,9 +4,11 @@
 // refused at once; its message is parsed (a malformed one is refused), then the backend decides.
 // Nothing is signed before the welcome: a sign frame before it closes the connection (4007).
 import type WebSocket from 'ws';
-import type { BlsBackend, SecretKey } from '../bls/types.js';
+import type { BlsBackend, SecretKey, Signature } from '../bls/types.js';
 import { proveKey } from '../peers/auth.js';
-import { CloseCode, ProtocolError, SIGNATURE_BYTES, UNCOMPRESSED_SIGNATURE_BYTES, decodeFrame, encodeFrame, encodeSignature, type ServiceFrame, type SignFrame } from '../peers/frames.js';
+import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
+import { isInfinityEncoding, signatureFromEitherForm } from '../bls/forms.js';
+import { CloseCode, ProtocolError, decodeFrame, encodeFrame, encodeSignature, type ServiceFrame, type SignFrame } from '../peers/frames.js';
 import { startHeartbeat } from '../peers/heartbeat.js';
 import type { PeerLogger } from '../peers/logger.js';
 import { closeSocket, sendFrame } from '../peers/socket.js';
@@ -39,9 +41,6 @@ export interface SignerSessionConfig {
 }
 
 type State = 'challenge' | 'hello-sent' | 'ready' | 'closed';
-
-/** The ZCash encoding's infinity flag, in the first byte of either form. */
-const INFINITY_FLAG = 0x40;
 
 export class SignerSession {
   private state: State = 'challenge';
@@ -143,7 +142,7 @@ export class SignerSession {
       if (faults === 'silent') return;
       if (faults === 'garbage') {
         // A signature frame cut short: its header and half a signature.
-        sendFrame(this.ws, encodeSignature(frame.id, new Uint8Array(SIGNATURE_BYTES)).subarray(0, 58));
+        sendFrame(this.ws, encodeSignature(frame.id, new Uint8Array(SIGNATURE_LENGTH)).subarray(0, 58));
         return;
       }
       this.ws.terminate();
@@ -198,18 +197,15 @@ export class SignerSession {
    */
   private inServiceForm(signature: Uint8Array): SignOutcome {
     const { bls } = this.cfg;
-    if (signature.length > 0 && (signature[0]! & INFINITY_FLAG) !== 0) {
-      return { kind: 'refused', reason: 'signer error: the backend produced the point at infinity' };
-    }
-    const wanted = this.uncompressed ? UNCOMPRESSED_SIGNATURE_BYTES : SIGNATURE_BYTES;
-    if (signature.length === wanted) return { kind: 'signature', signature };
+    if (isInfinityEncoding(signature)) return { kind: 'refused', reason: 'signer error: the backend produced the point at infinity' };
+    if (signature.length === (this.uncompressed ? SIGNATURE_UNCOMPRESSED_LENGTH : SIGNATURE_LENGTH)) return { kind: 'signature', signature };
+    let parsed: Signature;
     try {
-      if (signature.length === SIGNATURE_BYTES) return { kind: 'signature', signature: bls.signatureUncompressed(bls.signatureFromBytes(signature)) };
-      if (signature.length === UNCOMPRESSED_SIGNATURE_BYTES) return { kind: 'signature', signature: bls.signatureFromUncompressed(signature).bytes };
+      parsed = signatureFromEitherForm(bls, signature);
     } catch (err) {
       return { kind: 'refused', reason: `signer error: the backend produced a signature that does not decode (${(err as Error).message})` };
     }
-    return { kind: 'refused', reason: `signer error: the backend produced a ${signature.length}-byte signature` };
+    return { kind: 'signature', signature: this.uncompressed ? bls.signatureUncompressed(parsed) : parsed.bytes };
   }
 
   private fail(err: ProtocolError): void {

@@ -36,7 +36,7 @@ import {
   type TestNetwork,
   type TestValidator,
 } from './helpers.js';
-import { blst, g2PointOutsideSubgroup, noble } from '../bls/helpers.js';
+import { edited, g2PointOutsideSubgroupUncompressed, noble, uncompressedOf } from '../bls/helpers.js';
 import { cancellingPair, outsideSubgroupPair, useBlsPool } from '../bls-pool/helpers.js';
 
 // 16 validators of uneven weight plus 13 keyless: total 240, 67% needs 161, 87% needs 209.
@@ -260,10 +260,9 @@ describe('folds below the target', () => {
 
   // Compressed answers (avalanchego's) count one each; uncompressed ones (our own signers') a
   // quarter, since they decode without a square root.
-  const uncompressed = (compressed: Uint8Array): Uint8Array => blst.signatureUncompressed(blst.signatureFromBytes(compressed));
   it.each([
     { form: 'compressed', encode: (sig: Uint8Array) => sig, perFold: 3, maxFolds: 21 },
-    { form: 'uncompressed', encode: uncompressed, perFold: 12, maxFolds: 5 },
+    { form: 'uncompressed', encode: uncompressedOf, perFold: 12, maxFolds: 5 },
   ])('one fold per minimumFold answers ($form: $perFold), not one per turn: a fold hands the answers to a worker, which costs as much as checking five', async ({ encode, perFold, maxFolds }) => {
     expect(minimumFold(96)).toBe(3);
     const calls: string[] = [];
@@ -412,16 +411,10 @@ describe('bad signatures', () => {
   it('warpgate: bad answers in the uncompressed form (our own signers\') are dropped and penalized like compressed ones, among compressed good ones', async () => {
     const req = request();
     const bad = [16, 14, 12, 10, 9].map(byWeight);
-    const uncompressedOf = (compressed: Uint8Array): Uint8Array => blst.signatureUncompressed(blst.signatureFromBytes(compressed));
-    const edited = (bytes: Uint8Array, edit: (b: Uint8Array) => void): Uint8Array => {
-      const copy = new Uint8Array(bytes);
-      edit(copy);
-      return copy;
-    };
     const own = (k: string): Uint8Array => uncompressedOf(sign(net.byKey.get(k)!, req.message.bytes));
     const infinity = edited(new Uint8Array(192), (b) => (b[0] = 0x40));
     const answers = [
-      blst.signatureUncompressed(blst.sumUncheckedSignatures([g2PointOutsideSubgroup()]).sum!),
+      g2PointOutsideSubgroupUncompressed(),
       edited(own(bad[1]!), (b) => (b[191] = b[191]! ^ 1)),
       edited(own(bad[2]!), (b) => (b[0] = b[0]! | 0x80)),
       uncompressedOf(sign(net.byKey.get(bad[3]!)!, new TextEncoder().encode('another message'))),

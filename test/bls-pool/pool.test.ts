@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { authMessage, PEER_AUTH_DST } from '../../src/peers/auth.js';
 import type { SecretKey } from '../../src/bls/types.js';
 import { BlsJobError } from '../../src/bls-pool/errors.js';
-import { blst, g2PointOutsideSubgroup, g2XNotOnCurve } from '../bls/helpers.js';
+import { blst, g2PointOutsideSubgroup, g2PointOutsideSubgroupUncompressed, g2XNotOnCurve, uncompressedOf } from '../bls/helpers.js';
 import { cancellingPair, outsideSubgroupPair, POOL_THREADS, secretKey, subsetSide, useBlsPool } from './helpers.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -51,19 +51,18 @@ describe('fold and finalize', () => {
   });
 
   it('folds the uncompressed form our own signers send beside the compressed one: same sum; the bad ones rejected or named by bisection, in either form', async () => {
-    const uncompressed = (bytes: Uint8Array): Uint8Array => blst.signatureUncompressed(blst.signatureFromBytes(bytes));
-    const mixed = good.slice(0, 8).map((s, i) => (i % 2 === 0 ? uncompressed(s) : s));
+    const mixed = good.slice(0, 8).map((s, i) => (i % 2 === 0 ? uncompressedOf(s) : s));
     const plain = await pool.fold({ sigs: good.slice(0, 8), pks: pks.slice(0, 8) });
     const r = await pool.fold({ sigs: mixed, pks: pks.slice(0, 8) });
     expect(r.rejected).toEqual([]);
     expect(r.partial).toEqual(plain.partial);
     // Off the curve (an uncompressed y changed), and a 192-byte one flagged compressed: rejected where they stand.
-    const offCurve = uncompressed(good[1]!);
+    const offCurve = uncompressedOf(good[1]!);
     offCurve[191] = offCurve[191]! ^ 1;
-    const flagged = uncompressed(good[3]!);
+    const flagged = uncompressedOf(good[3]!);
     flagged[0] = flagged[0]! | 0x80;
-    const outside = blst.signatureUncompressed(blst.sumUncheckedSignatures([g2PointOutsideSubgroup()]).sum!);
-    const wrongMessage = uncompressed(sign(sks[6]!, text('not this')));
+    const outside = g2PointOutsideSubgroupUncompressed();
+    const wrongMessage = uncompressedOf(sign(sks[6]!, text('not this')));
     const sigs = [mixed[0]!, offCurve, mixed[2]!, flagged, outside, mixed[5]!, wrongMessage, mixed[7]!];
     const folded = await pool.fold({ sigs, pks: pks.slice(0, 8) });
     expect(folded.rejected).toEqual([1, 3]);

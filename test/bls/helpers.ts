@@ -119,3 +119,18 @@ export function thrown(f: () => unknown): unknown {
 }
 
 export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+/** A compressed signature in the 192-byte uncompressed form our own signers send (blst's encoder). */
+export const uncompressedOf = (compressed: Uint8Array): Uint8Array => blst.signatureUncompressed(blst.signatureFromBytes(compressed));
+
+/** g2PointOutsideSubgroup() in the uncompressed form: decoded without the subgroup check, written out. */
+export function g2PointOutsideSubgroupUncompressed(): Uint8Array {
+  return blst.signatureUncompressed(blst.sumUncheckedSignatures([g2PointOutsideSubgroup()]).sum!);
+}
+
+/** A copy of `bytes` changed by `edit` (a flag set, a byte flipped). */
+export function edited(bytes: Uint8Array, edit: (copy: Uint8Array) => void): Uint8Array {
+  const copy = new Uint8Array(bytes);
+  edit(copy);
+  return copy;
+}

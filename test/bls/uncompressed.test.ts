@@ -6,25 +6,17 @@ import { numberToBytesBE } from '@noble/curves/utils.js';
 import { describe, expect, it } from 'vitest';
 import type { BlsBackend } from '../../src/bls/types.js';
 import { secretKey } from '../bls-pool/helpers.js';
-import { backends, blst, bytesToHex, g2PointOutsideSubgroup, hexToBytes, utf8, vectors } from './helpers.js';
+import { backends, blst, bytesToHex, edited, g2PointOutsideSubgroupUncompressed, hexToBytes, uncompressedOf, utf8, vectors } from './helpers.js';
 
 const vector = vectors.bls;
 const vectorSignature = hexToBytes(vector.signature);
 const vectorMessage = utf8(vector.messageUtf8);
 const vectorKey = hexToBytes(vector.publicKey);
 
-/** The uncompressed form, from blst's own encoder (the reference for both backends). */
-const uncompressedOf = (compressed: Uint8Array): Uint8Array => blst.signatureUncompressed(blst.signatureFromBytes(compressed));
-const edited = (bytes: Uint8Array, edit: (copy: Uint8Array) => void): Uint8Array => {
-  const copy = new Uint8Array(bytes);
-  edit(copy);
-  return copy;
-};
-
+/** The uncompressed form from blst's own encoder: the reference for both backends. */
 const uncompressedVector = uncompressedOf(vectorSignature);
 const P = numberToBytesBE(bls12_381.fields.Fp.ORDER, 48);
-/** The signature outside the subgroup, decoded unchecked and written out uncompressed. */
-const outsideSubgroup = blst.signatureUncompressed(blst.sumUncheckedSignatures([g2PointOutsideSubgroup()]).sum!);
+const outsideSubgroup = g2PointOutsideSubgroupUncompressed();
 const infinity = edited(new Uint8Array(192), (b) => (b[0] = 0x40));
 
 const refusals: [string, Uint8Array, RegExp][] = [

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
+import { signatureFromEitherForm } from '../../src/bls/forms.js';
 import { loadBackend, nobleBackend } from '../../src/bls/index.js';
 import type { BlsBackend, SecretKey } from '../../src/bls/types.js';
 import { authMessage, PEER_AUTH_DST } from '../../src/peers/auth.js';
@@ -35,7 +36,7 @@ export function newKey(): { sk: SecretKey; pkHex: string; pk: Uint8Array } {
 /** Either form: a service asks signers for the uncompressed one (192 bytes). */
 export function verifies(pk: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean {
   try {
-    return bls.verify(bls.publicKeyFromBytes(pk), msg, sig.length === 192 ? bls.signatureFromUncompressed(sig) : bls.signatureFromBytes(sig));
+    return bls.verify(bls.publicKeyFromBytes(pk), msg, signatureFromEitherForm(bls, sig));
   } catch {
     return false;
   }
