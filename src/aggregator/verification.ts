@@ -76,17 +76,33 @@ export type VerificationStrategy = (ctx: VerificationContext) => Verification;
  * Measured: README "Performance".
  */
 export function minimumFold(validators: number): number {
-  return Math.min(32, Math.max(1, Math.floor(validators / 32)));
+  return Math.min(LARGEST_MINIMUM_FOLD, Math.max(1, Math.floor(validators / 32)));
 }
 
+/** minimumFold's cap, reached at 1,024 validators. */
+const LARGEST_MINIMUM_FOLD = 32;
+
 /**
- * An uncompressed signature counts as this fraction of a compressed one towards minimumFold: it
+ * An uncompressed signature counts as this fraction of a compressed one towards a fold: it
  * decodes in ~1.5 µs instead of ~20 µs, so a fold of them waits for four times as many (128 at
  * 1,000 validators, ~5 folds per aggregation instead of ~18: 2.9 against 4.5 ms of CPU in
  * bench/fold-batches.ts --uncompressed, README "Fold size"), and the fold that completes the
  * target still decodes its at most 127 more in ~0.2 ms.
  */
 const UNCOMPRESSED_SHARE = 1 / 4;
+
+/**
+ * What a fold below the target waits for, in compressed signatures' worth. minimumFold scales
+ * with the set so that the fold completing the target has few square roots left to take (20 µs
+ * each); 127 uncompressed signatures left cost ~0.2 ms at any size of set, so when only
+ * uncompressed ones wait, a fold waits for 128 of them (LARGEST_MINIMUM_FOLD's worth) whatever
+ * the set: at 100 validators the ~70 answers a quorum needs then go to a worker once, with the
+ * final check, instead of in ~6 folds of 12, each hand-off costing ~0.1 ms of CPU (README
+ * "Fold size").
+ */
+function foldThreshold(ledger: SignatureLedger, minFold: number): number {
+  return ledger.waitingUncompressed === ledger.waitingCount ? Math.max(minFold, LARGEST_MINIMUM_FOLD) : minFold;
+}
 
 /** What waits for a fold, in compressed signatures' worth (see UNCOMPRESSED_SHARE). */
 function waitingFoldWork(ledger: SignatureLedger): number {
@@ -149,12 +165,13 @@ class RunningSumVerification implements Verification {
       ledger.startChecks((batch) => this.fold(batch), 1, targetWeight);
       return;
     }
-    // Below the target, a fold waits until minimumFold signatures wait for one (or nothing more
-    // can come): each fold costs a worker hand-off, and the answer waits only on the fold that
+    // Below the target, a fold waits until foldThreshold's worth waits (or nothing more can
+    // come): each fold costs a worker hand-off, and the answer waits only on the fold that
     // completes the target, which takes whatever is still waiting then.
     const waiting = waitingFoldWork(ledger);
-    if (!noMoreComing && waiting < this.minFold) return;
-    const parallelism = Math.max(1, Math.min(pool.suggestedParallelism(), Math.floor(waiting / this.minFold)));
+    const threshold = foldThreshold(ledger, this.minFold);
+    if (!noMoreComing && waiting < threshold) return;
+    const parallelism = Math.max(1, Math.min(pool.suggestedParallelism(), Math.floor(waiting / threshold)));
     ledger.startChecks((batch) => this.fold(batch), parallelism, targetWeight);
   }
 

@@ -258,33 +258,64 @@ describe('folds below the target', () => {
     answers.get(v.pkHex)!(undefined, { kind: 'signature', signature: encode(sign(v, req.message.bytes)) });
   }
 
-  // Compressed answers (avalanchego's) count one each; uncompressed ones (our own signers') a
-  // quarter, since they decode without a square root.
-  it.each([
-    { form: 'compressed', encode: (sig: Uint8Array) => sig, perFold: 3, maxFolds: 21 },
-    { form: 'uncompressed', encode: uncompressedOf, perFold: 12, maxFolds: 5 },
-  ])('one fold per minimumFold answers ($form: $perFold), not one per turn: a fold hands the answers to a worker, which costs as much as checking five', async ({ encode, perFold, maxFolds }) => {
+  /** Each answer in a turn of its own, in `encode`'s form. */
+  function oneByOne(answers: Map<string, AskDone>, req: AggregationRequest, encode: (sig: Uint8Array) => Uint8Array) {
+    return async (v: TestValidator): Promise<void> => {
+      deliver(answers, v, req, encode);
+      await nextTurn();
+      await nextTurn();
+    };
+  }
+
+  it('one fold per minimumFold compressed answers (3), not one per turn: a fold hands the answers to a worker, which costs as much as checking five', async () => {
     expect(minimumFold(96)).toBe(3);
     const calls: string[] = [];
     const { agg, answers } = byHand(calls, 5_000);
     const req = request();
     const done = agg.aggregate(req);
     await asked(answers);
-    const answer = async (v: TestValidator): Promise<void> => {
-      deliver(answers, v, req, encode);
-      await nextTurn();
-      await nextTurn();
-    };
-    // Each answer in a turn of its own: all but one of a fold's wait, the last goes with them.
-    for (const v of wide.validators.slice(0, perFold - 1)) await answer(v);
+    const answer = oneByOne(answers, req, (sig) => sig);
+    // All but one of a fold's wait, the last goes with them.
+    for (const v of wide.validators.slice(0, 2)) await answer(v);
     expect(calls).toEqual([]);
-    await answer(wide.validators[perFold - 1]!);
+    await answer(wide.validators[2]!);
     expect(calls).toEqual(['fold']);
-    // 65 of 96 reach 67%: 65 / perFold folds at most on the way, then the one task that completes it.
-    for (const v of wide.validators.slice(perFold, 65)) await answer(v);
+    // 65 of 96 reach 67%: 65 / 3 folds at most on the way, then the one task that completes it.
+    for (const v of wide.validators.slice(3, 65)) await answer(v);
     const result = await done;
     expect(result.signedWeight).toBe(65n);
-    expect(calls.filter((c) => c === 'fold').length).toBeLessThanOrEqual(maxFolds);
+    expect(calls.filter((c) => c === 'fold').length).toBeLessThanOrEqual(21);
+    expect(calls.at(-1)).toBe('foldAndCheck');
+  });
+
+  it('uncompressed answers (our own signers\') decode without a square root: they wait for 128 whatever the set, so a quorum of 65 of 96 goes to a worker once, with its final check', async () => {
+    const calls: string[] = [];
+    const { agg, answers } = byHand(calls, 5_000);
+    const req = request();
+    const done = agg.aggregate(req);
+    await asked(answers);
+    const answer = oneByOne(answers, req, uncompressedOf);
+    for (const v of wide.validators.slice(0, 64)) await answer(v);
+    expect(calls).toEqual([]);
+    await answer(wide.validators[64]!);
+    const result = await done;
+    expect(result.signedWeight).toBe(65n);
+    expect(calls).toEqual(['foldAndCheck']);
+  });
+
+  it('a compressed answer among uncompressed ones folds at minimumFold again: its square root is what the completing fold must not pile up', async () => {
+    const calls: string[] = [];
+    const { agg, answers } = byHand(calls, 5_000);
+    const req = request();
+    const done = agg.aggregate(req);
+    await asked(answers);
+    // Eleven uncompressed (2.75 compressed signatures' worth) wait; one compressed brings 3.75.
+    for (const v of wide.validators.slice(0, 11)) await oneByOne(answers, req, uncompressedOf)(v);
+    expect(calls).toEqual([]);
+    await oneByOne(answers, req, (sig) => sig)(wide.validators[11]!);
+    expect(calls).toEqual(['fold']);
+    for (const v of wide.validators.slice(12, 65)) await oneByOne(answers, req, uncompressedOf)(v);
+    expect((await done).signedWeight).toBe(65n);
     expect(calls.at(-1)).toBe('foldAndCheck');
   });
 
