@@ -37,10 +37,11 @@ interface BackendFigures {
   /**
    * The fewest signers' check at the end of an aggregation (SUBSET_OF signers, SUBSET_LEFT_OUT of
    * them taken out of the sum): the whole sum's check and then the subset's, each with its
-   * pairing, against both sums' in one (verifyAggregates, what the BLS pool does).
+   * pairing (what the BLS pool did before), against the subset's alone (what it does: only the
+   * subset goes into the message).
    */
   wholeThenSubset: Figure;
-  subsetAndRestTogether: Figure;
+  subsetAlone: Figure;
   sign: Figure;
 }
 
@@ -136,13 +137,12 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
     sig: backend.sumUncheckedSignatures(committee.signatures.slice(0, SUBSET_OF)).sum!,
   };
   const split = () => {
-    const rest = {
+    const leftOut = {
       pk: backend.aggregatePublicKeys(pks.slice(0, SUBSET_LEFT_OUT)),
       sig: backend.sumUncheckedSignatures(committee.signatures.slice(0, SUBSET_LEFT_OUT)).sum!,
     };
-    const negated = backend.negateSum(rest);
-    const subset = { pk: backend.aggregatePublicKeys([whole.pk, negated.pk]), sig: backend.aggregateSignatures([whole.sig, negated.sig]) };
-    return { subset, rest };
+    const negated = backend.negateSum(leftOut);
+    return { subset: { pk: backend.aggregatePublicKeys([whole.pk, negated.pk]), sig: backend.aggregateSignatures([whole.sig, negated.sig]) } };
   };
   const wholeThenSubset = time(n.subset, n.aggregateWarmup, () => {
     ok &&= backend.verifyAggregate(whole.pk, message, whole.sig);
@@ -150,11 +150,11 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
     ok &&= backend.verifyAggregate(subset.pk, message, subset.sig);
   });
   check(ok, `${backend.name} whole then subset`);
-  const subsetAndRestTogether = time(n.subset, n.aggregateWarmup, () => {
-    const { subset, rest } = split();
-    ok &&= backend.verifyAggregates(message, [subset, rest]);
+  const subsetAlone = time(n.subset, n.aggregateWarmup, () => {
+    const { subset } = split();
+    ok &&= backend.verifyAggregate(subset.pk, message, subset.sig);
   });
-  check(ok, `${backend.name} subset and rest together`);
+  check(ok, `${backend.name} subset alone`);
 
   const secret = backend.secretKeyFromBytes(committee.secrets[0]!);
   const sign = time(n.sign, n.warmup, (i) => {
@@ -180,7 +180,7 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
       signaturesPerIteration: batch,
     },
     wholeThenSubset,
-    subsetAndRestTogether,
+    subsetAlone,
     sign,
   };
 }
@@ -263,9 +263,9 @@ function main(): void {
       (f) => `median of ${f.wholeThenSubset.iterations}`,
     ],
     [
-      `fewest signers' check (${SUBSET_LEFT_OUT} of ${SUBSET_OF} out): subset and rest together`,
-      (f) => f.subsetAndRestTogether,
-      (f) => `median of ${f.subsetAndRestTogether.iterations}`,
+      `fewest signers' check (${SUBSET_LEFT_OUT} of ${SUBSET_OF} out): the subset alone`,
+      (f) => f.subsetAlone,
+      (f) => `median of ${f.subsetAlone.iterations}`,
     ],
     ['sign', (f) => f.sign, (f) => `median of ${f.sign.iterations}`],
   ];
@@ -307,7 +307,7 @@ function main(): void {
           uncheckedSumMsPerSignature: f.uncheckedSumPerSignature,
           uncompressedSumMsPerSignature: f.uncompressedSumPerSignature,
           fewestSignersWholeThenSubsetMs: f.wholeThenSubset,
-          fewestSignersSubsetAndRestTogetherMs: f.subsetAndRestTogether,
+          fewestSignersSubsetAloneMs: f.subsetAlone,
           signMs: f.sign,
         },
       ]),

@@ -38,7 +38,7 @@ class FloorVerification extends AcceptedIsReady {
     const signers = ledger.acceptedSigners();
     const first = ledger.batchOf(signers.slice(0, 1)).sigs[0]!;
     const signature = first.length === SIGNATURE_UNCOMPRESSED_LENGTH ? compressedLooking(first) : first;
-    return { valid: true, signers, signature, weight: ledger.acceptedWeight, checked: signers };
+    return { valid: true, signers, signature, weight: ledger.acceptedWeight, checked: signers, leftOut: 0 };
   }
 
   private accept(batch: Arrival[]): Promise<void> {

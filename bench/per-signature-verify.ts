@@ -17,7 +17,7 @@ class PerSignatureVerification extends AcceptedIsReady {
     const signers = ledger.acceptedSigners();
     const weight = ledger.acceptedWeight;
     const signature = await pool.aggregate(ledger.batchOf(signers).sigs);
-    return { valid: true, signers, signature, weight, checked: signers };
+    return { valid: true, signers, signature, weight, checked: signers, leftOut: 0 };
   }
 
   private async verify(batch: Arrival[]): Promise<void> {

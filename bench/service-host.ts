@@ -51,7 +51,7 @@ export interface ServiceMeasurement {
   responses: Record<string, number>;
   /** Signature requests to validators during the measured interval by outcome (signature, refused, timeout, cancelled, failed), both transports added up. */
   requests: Record<string, number>;
-  /** Over the measured interval: signers in the signed messages, signatures the final checks proved, and the fewest signers' own checks (count, seconds). */
+  /** Over the measured interval: signers in the signed messages, signatures ready at the final checks (the signers and those the fewest signers left out), and the fewest signers' own checks (count, seconds). */
   signers: SignerFigures;
   /**
    * Each successful aggregation's timing by the service's own clock, ms: `ms` from the request
@@ -95,7 +95,7 @@ let peakHeap = 0;
 
 interface SignerFigures {
   inMessages: number;
-  proven: number;
+  ready: number;
   subsetChecks: number;
   subsetCheckSeconds: number;
 }
@@ -108,7 +108,7 @@ async function signerFigures(s: Service): Promise<SignerFigures> {
   const leftOut = (await s.metrics.signersLeftOut.get()).values[0]?.value ?? 0;
   return {
     inMessages,
-    proven: inMessages + leftOut,
+    ready: inMessages + leftOut,
     subsetChecks: await value(s.metrics.subsetCheckSeconds, 'warpgate_subset_check_seconds_count'),
     subsetCheckSeconds: await value(s.metrics.subsetCheckSeconds, 'warpgate_subset_check_seconds_sum'),
   };
@@ -209,7 +209,7 @@ serveHost(
       const after = await signerFigures(service!);
       const signers: SignerFigures = {
         inMessages: after.inMessages - m.signers.inMessages,
-        proven: after.proven - m.signers.proven,
+        ready: after.ready - m.signers.ready,
         subsetChecks: after.subsetChecks - m.signers.subsetChecks,
         subsetCheckSeconds: after.subsetCheckSeconds - m.signers.subsetCheckSeconds,
       };

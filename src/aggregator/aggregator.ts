@@ -52,8 +52,10 @@ export interface AggregationResult {
   heightSource: HeightSource;
   /** The destination chain whose epoch was read (the request's, or the Teleporter message's). */
   destinationBlockchainId?: Uint8Array;
-  /** Signatures the final check proved; more than `signers` when the fewest signers left some out. */
+  /** Signatures proven valid: the signers, and any an earlier bisection proved among those left out. */
   signaturesProven: number;
+  /** Signatures that arrived and decoded but the fewest signers left out of the message (not checked, unless a bisection did). */
+  signaturesLeftOut: number;
   /** Time spent checking the fewest signers' own aggregate, ms (0: no subset was needed). */
   subsetCheckMs: number;
   stats: CollectionStats;
@@ -91,8 +93,9 @@ export interface AggregationEvent {
   signers?: number;
   /** A success's idealMs (AggregationResult). */
   idealMs?: number;
-  /** On success: signatures the final check proved, and the fewest signers' own check time (ms). */
+  /** On success: signatures proven, those the fewest signers left out, and the fewest signers' own check time (ms). */
   signaturesProven?: number;
+  signaturesLeftOut?: number;
   subsetCheckMs?: number;
   /** The error class an 'error' ended with (DeadlineExceededError, …): a kind, never a message. */
   error?: string;
@@ -201,6 +204,7 @@ export class Aggregator {
           totalWeight,
           signers: result.signers.length,
           signaturesProven: result.signaturesProven,
+          signaturesLeftOut: result.signaturesLeftOut,
           subsetCheckMs: result.subsetCheckMs,
           idealMs,
         });
@@ -300,6 +304,7 @@ export class Aggregator {
         heightSource: height.source,
         ...(destination ? { destinationBlockchainId: destination } : {}),
         signaturesProven: outcome.signaturesProven,
+        signaturesLeftOut: outcome.signaturesLeftOut,
         subsetCheckMs: outcome.subsetCheckMs,
         stats: outcome.stats,
         idealMs: outcome.idealMs,

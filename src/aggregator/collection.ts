@@ -46,8 +46,10 @@ interface CollectionOutcome {
   signers: number[];
   signature: Uint8Array;
   signedWeight: bigint;
-  /** Signatures the final check proved: the signers, and those the fewest signers left out. */
+  /** Signatures proven valid: the signers, and any an earlier bisection proved among those left out. */
   signaturesProven: number;
+  /** Signatures ready but left out of the message by the fewest signers (verification.ts). */
+  signaturesLeftOut: number;
   /** Time spent checking the fewest signers' own aggregates (verification.ts), ms. */
   subsetCheckMs: number;
   /** Proven signatures by key hex, for the signature cache. */
@@ -280,9 +282,9 @@ export class Collection {
     this.step();
   }
 
-  private succeed({ signers, signature, weight, checked }: AggregateCheck & { valid: true }): void {
+  private succeed({ signers, signature, weight, checked, leftOut }: AggregateCheck & { valid: true }): void {
     if (this.done) return;
-    // Every signature the check proved is worth caching, not only those in the message.
+    // Every proven signature is worth caching, not only those in the message.
     const verified = this.ledger.verified(checked);
     this.finish();
     this.resolve({
@@ -290,6 +292,7 @@ export class Collection {
       signature,
       signedWeight: weight,
       signaturesProven: checked.length,
+      signaturesLeftOut: leftOut,
       subsetCheckMs: this.subsetCheckMs,
       verified,
       stats: this.stats,

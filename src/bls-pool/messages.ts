@@ -115,24 +115,23 @@ interface SubsetJob {
 }
 
 /**
- * A fold whose result is expected to complete the target, with the final check (and the fewest
- * signers' check) in the same task: one worker round trip instead of three. The checks run only
- * when every signature of the batch decoded; otherwise the caller decides anew.
+ * A fold whose result is expected to complete the target, with the final check (of the result,
+ * or of the fewest signers' sum alone) in the same task: one worker round trip instead of two.
+ * The check runs only when every signature of the batch decoded; otherwise the caller decides anew.
  */
 interface FoldAndCheckJob extends PackedFoldJob {
   message: Uint8Array;
   /**
-   * The subset check to make with the fold's result: `add` as a SubsetJob's, and `remove` (when
-   * set) taken away from the fold's result. The subset and the rest are checked together (one
-   * pairing); only when that fails are the whole and the subset checked one after the other.
+   * The fewest signers, checked instead of the fold's whole result: their sum is `add` (their
+   * own signatures), or with `fromResult` the fold's result minus `remove` (the others').
    */
   subset?: { add: SignatureBatch; remove: SignatureBatch; fromResult: boolean };
 }
 
 export interface FoldAndCheckResult extends FoldResult {
-  /** The final check of `partial`; null when something was rejected (or nothing summed). */
+  /** The check of `partial` when no subset was asked for; null otherwise, or when something was rejected (or nothing summed). */
   check: FinalizeResult | null;
-  /** The subset's check, when `check` passed and a subset was asked for; `ms`: both checks' time. */
+  /** The subset's check, when one was asked for and the whole batch decoded; `ms`: its time. */
   subsetCheck?: FinalizeResult & { ms: number };
 }
 
@@ -155,7 +154,7 @@ interface Jobs {
   ping: { job: null; result: true };
   /** Decodes each signature (no subgroup check: the final check makes it on the aggregate) and adds the decoded ones (and the base sums) up. */
   fold: { job: PackedFoldJob; result: FoldResult };
-  /** fold, then finalize of its result (and the fewest signers' check) in the same task. */
+  /** fold, then finalize of its result (or of the fewest signers' sum) in the same task. */
   foldAndCheck: { job: FoldAndCheckJob; result: FoldAndCheckResult };
   /** Adds running sums up and checks the aggregate: subgroup check and one pairing. */
   finalize: { job: FinalizeJob; result: FinalizeResult };

@@ -28,9 +28,9 @@ export interface SubsetCheckJob extends FinalCheckJob {
 export interface FoldAndCheckRequest extends FoldJob {
   message: Uint8Array;
   /**
-   * The fewest signers to check too, by the smaller side of them among the signatures the fold's
-   * result will hold: `kept`, the subset's own signatures, or `leftOut`, the others. The worker
-   * decompresses only that side again.
+   * The fewest signers, checked instead of the whole result, by the smaller side of them among
+   * the signatures the fold's result will hold: `kept`, the subset's own signatures, or
+   * `leftOut`, the others. The worker decompresses only that side again.
    */
   subset?: { kept: SignatureBatch } | { leftOut: SignatureBatch };
 }
@@ -48,9 +48,9 @@ export interface BlsVerifier {
   /** Decodes each signature (the subgroup check is the final check's, on the aggregate) and sums the decoded ones (and `base`) into one running sum. */
   fold(job: FoldJob): Promise<FoldResult>;
   /**
-   * fold, and when every signature decoded, the final check of its result and (if asked and it
-   * passed) the subset's check, in one worker task. Failed checks are only reported: bisection
-   * is the caller's (finalCheck / subsetCheck).
+   * fold, and when every signature decoded, the final check of its result, or with a subset asked
+   * for, of the subset's sum alone, in one worker task. Failed checks are only reported:
+   * bisection is the caller's (finalCheck / subsetCheck).
    */
   foldAndCheck(job: FoldAndCheckRequest): Promise<FoldAndCheckResult>;
   /** The subgroup check of the summed signatures of running sums, and one pairing against the summed keys. */

@@ -265,11 +265,6 @@ export function createBlstBackend(noble: BlsBackend, blst: BlstModule = loadBlst
       return blst.verify(message, pkOf(pk), sigOf(sig), false, true);
     },
 
-    verifyAggregates(message, sums) {
-      // verifySameMessage's aggregateWithRandomness parses every signature with its subgroup check.
-      return backend.verifySameMessage(message, sums);
-    },
-
     verifySameMessage(message, pairs) {
       if (pairs.length === 0) return false;
       // aggregateWithRandomness only takes serialized signatures and re-checks each one; the

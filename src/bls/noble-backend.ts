@@ -314,10 +314,6 @@ export function createNobleBackend(): BlsBackend {
       return sigOf(sig).isTorsionFree() && backend.verify(pk, message, sig);
     },
 
-    verifyAggregates(message, sums) {
-      return sums.every((sum) => sigOf(sum.sig).isTorsionFree()) && backend.verifySameMessage(message, sums);
-    },
-
     verifySameMessage(message, pairs) {
       if (pairs.length === 0) return false;
       const sigPoints = pairs.map((pair) => sigOf(pair.sig));

@@ -75,12 +75,6 @@ export interface BlsBackend {
    * `sig`, then one pairing. For sums of sumUncheckedSignatures.
    */
   verifyAggregate(pk: PublicKey, message: Uint8Array, sig: Signature): boolean;
-  /**
-   * verifyAggregate of several sums at once: true iff each would pass. The subgroup check of each
-   * sum, then one pairing on a random-scalar combination of them (sums that cancel each other's
-   * errors do not pass, as in verifySameMessage): about one pairing for two sums instead of two.
-   */
-  verifyAggregates(message: Uint8Array, sums: readonly { pk: PublicKey; sig: Signature }[]): boolean;
 
   /**
    * Many signatures over one message: true iff every (pk, sig) pair is valid. Implemented with

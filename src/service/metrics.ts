@@ -138,12 +138,12 @@ export class Metrics implements HttpMetrics {
     });
     this.signersLeftOut = new Counter({
       name: 'warpgate_signers_left_out_total',
-      help: 'Signatures proven by the final check but left out of the message as redundant (aggregation.minimizeSigners)',
+      help: 'Signatures that arrived and decoded but were left out of the message as redundant, unchecked (aggregation.minimizeSigners)',
       registers,
     });
     this.subsetCheckSeconds = new Histogram({
       name: 'warpgate_subset_check_seconds',
-      help: 'Time to check the aggregate of the fewest signers (in the fold completing the target, together with the rest of the sum), per aggregation that needed it',
+      help: 'Time to check the aggregate of the fewest signers (instead of every signature ready; in the fold completing the target, part of its task), per aggregation that needed it',
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers,
     });
@@ -193,7 +193,7 @@ export class Metrics implements HttpMetrics {
     onAggregation: (e) => {
       this.aggregationSeconds.observe({ outcome: e.outcome }, e.ms / 1000);
       if (e.signers !== undefined) this.messageSigners.observe(e.signers);
-      if (e.signers !== undefined && e.signaturesProven !== undefined) this.signersLeftOut.inc(e.signaturesProven - e.signers);
+      if (e.signaturesLeftOut) this.signersLeftOut.inc(e.signaturesLeftOut);
       if (e.subsetCheckMs) this.subsetCheckSeconds.observe(e.subsetCheckMs / 1000);
       if (e.outcome === 'success' && e.signedWeight !== undefined && e.totalWeight !== undefined && e.totalWeight > 0n) {
         this.signedWeightRatio.observe(Number(e.signedWeight) / Number(e.totalWeight));

@@ -742,7 +742,7 @@ describe('the fewest signers', () => {
     return signers.filter((k) => total - weightOf(k) >= target);
   }
 
-  it('with a buffer and uneven weights, no signer in the message is redundant; every signature checked is cached', async () => {
+  it('with a buffer and uneven weights, no signer in the message is redundant; only the signers are checked and cached', async () => {
     const peers = peersWith(net, lightFirst());
     const cache = new SignatureCache();
     const req = buffered();
@@ -753,11 +753,31 @@ describe('the fewest signers', () => {
     const signers = expectValid(result, 70);
     expect(signers).not.toContain(byWeight(3));
     expect(signers).toHaveLength(8);
-    // Eleven were proven; the subset of eight got its own check.
-    expect(result.signaturesProven).toBe(11);
+    // Eleven were ready; the subset of eight got the only check, and only they were proven.
+    expect(result).toMatchObject({ signaturesProven: 8, signaturesLeftOut: 3 });
     expect(result.subsetCheckMs).toBeGreaterThan(0);
-    // The signatures left out of the message were proven by the aggregate check all the same.
-    expect(cache.get(bytesToHex(req.message.id)).has(byWeight(3))).toBe(true);
+    const cached = cache.get(bytesToHex(req.message.id));
+    expect([...cached.keys()].sort()).toEqual([...signers].sort());
+    expect(cached.has(byWeight(3))).toBe(false);
+  });
+
+  it('a bad signature the fewest signers leave out goes unchecked, as a reserve does: the message verifies, its peer is neither penalized nor counted valid, and it is not cached', async () => {
+    // As above, but 3 (answering first, left out at the end) signs another message.
+    const req = buffered();
+    const wrong = sign(net.byKey.get(byWeight(3))!, new TextEncoder().encode('another message'));
+    const peers = peersWith(
+      net,
+      lightFirst().map(([k, b]): [string, Behaviour] => (k === byWeight(3) ? [k, { kind: 'fixed', signature: wrong, delayMs: 1 }] : [k, b])),
+    );
+    const responses: ResponseResult[] = [];
+    const cache = new SignatureCache();
+    const result = await aggregator(peers, { cache, fanOut: { extraWeightPercent: 100 }, events: { onResponse: (r) => responses.push(r) } }).aggregate(req);
+    expect(expectValid(result, 70)).toHaveLength(8);
+    expect(expectValid(result, 70)).not.toContain(byWeight(3));
+    expect(peers.penalties).toEqual([]);
+    expect(result.stats.invalid).toBe(0);
+    expect(responses).toEqual(Array.from({ length: 8 }, () => 'valid'));
+    expect(cache.get(bytesToHex(req.message.id)).has(byWeight(3))).toBe(false);
   });
 
   it('the batch that completes the target goes to the workers as one task: its fold, the final check and the fewest signers’ check', async () => {
@@ -793,7 +813,7 @@ describe('the fewest signers', () => {
     );
     const result = await aggregator(peers, { fanOut: { extraWeightPercent: 100 } }).aggregate(request({ quorumPercentage: 20 }));
     expect(new Set(expectValid(result, 20))).toEqual(new Set([byWeight(40), byWeight(9)]));
-    expect(result.signaturesProven).toBe(8);
+    expect(result).toMatchObject({ signaturesProven: 2, signaturesLeftOut: 6 });
     expect(result.subsetCheckMs).toBeGreaterThan(0);
   });
 
@@ -803,13 +823,13 @@ describe('the fewest signers', () => {
     const redundant = redundantSigners(result, requiredWeight(240n, 70));
     expect(redundant).toEqual(expect.arrayContaining([byWeight(3), byWeight(4), byWeight(5)]));
     expect(expectValid(result, 70)).toHaveLength(11);
-    expect(result).toMatchObject({ signaturesProven: 11, subsetCheckMs: 0 });
+    expect(result).toMatchObject({ signaturesProven: 11, signaturesLeftOut: 0, subsetCheckMs: 0 });
   });
 
   for (const [pairKind, makePair] of PAIRS) {
   it(`two bad signatures that cancel out (${pairKind}), one left out of the message: the subset’s own check fails, bisection finds both, collecting goes on`, async () => {
-    // 3 answers first and is checked alone; 40 comes with the rest. The aggregate of everything
-    // checked passes (the two cancel), but 3 is redundant at 67% (40 … 14 make 163 of 161): the
+    // 3 answers first and is folded alone; 40 comes with the rest. The aggregate of everything
+    // would pass (the two cancel), but 3 is redundant at 67% (40 … 14 make 163 of 161): the
     // message without it would carry 40's bad half alone. Its subset check fails instead.
     const req = request();
     const [a, b] = [byWeight(40), byWeight(3)];

@@ -81,6 +81,7 @@ describe('the floor strategy', () => {
       signature: signatureOf(0),
       weight: set.validators[0]!.weight + set.validators[1]!.weight + set.validators[4]!.weight,
       checked: [0, 1, 4],
+      leftOut: 0,
     });
     expect(events.some((e) => e.startsWith('invalid') || e.startsWith('failed'))).toBe(false);
   });

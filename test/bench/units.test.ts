@@ -291,7 +291,7 @@ function strategyReport(f: {
     throughputPerSec: f.throughput,
     signersPerMessage: { mean: 10, min: 10, max: 10 },
     destinationGasPerMessage: destinationGas(400, 10),
-    fewestSigners: { provenPerMessage: 12, subsetChecks: 1, subsetCheckMsMean: 2 },
+    fewestSigners: { readyPerMessage: 12, subsetChecks: 1, subsetCheckMsMean: 2 },
     aggregations: 1,
     failures: 0,
     service: { eventLoopDelayMs: { p50: 1, p99: 2, max: 3 }, maxWorkerQueue: 0, peakRssMb: 100, peakHeapUsedMb: 50, rssAtStartMb: 90, rssAtEndMb: 100, rssTimelineMb: [[0, 90], [1, 100]], responses: {}, requestsPerAggregation: {}, signersInMs: p(f.signersInP50 ?? 52, 60), ownMs: p(f.ownP50 ?? 3, 9) },
@@ -391,7 +391,7 @@ describe('report: the floor and the figures derived within one run', () => {
     expect(table).toContain('CPU per aggregation: `warpgate` / `floor` = 2.50x');
     expect(table).toContain('CPU per aggregation: `perSignatureVerify` / `warpgate` = 9.0x');
     expect(table).toContain('Throughput: `warpgate` / `floor` = 0.63x');
-    expect(table).toMatch(/^Fewest signers: `warpgate` put 10\.0 signers .* `warpgateAllSigners` \(every proven signature/m);
+    expect(table).toMatch(/^Fewest signers: `warpgate` put 10\.0 signers .* `warpgateAllSigners` \(every signature ready/m);
   });
 
   it('a run of some strategies reports only those, and says nothing of the others', () => {
