@@ -102,6 +102,17 @@ export class HostProcess {
   }
 }
 
+const parentAtStart = process.ppid;
+
+/**
+ * For a host's long synchronous work (signing a run's messages ahead of time takes minutes at
+ * 2,000 validators): 'disconnect' cannot fire while the event loop is blocked, so a host whose
+ * benchmark was killed would go on signing for minutes. Losing the parent reparents the process.
+ */
+export function exitIfOrphaned(): void {
+  if (process.ppid !== parentAtStart) process.exit(1);
+}
+
 /**
  * The child's side: answers each request with its handler's result. `stop` runs `onStop`, then
  * the process exits 0; losing the parent does the same, so hosts never outlive the benchmark.

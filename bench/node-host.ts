@@ -8,7 +8,7 @@ import { SimulatedAvalancheNode } from '../src/devnet/avalanchego-node/node.js';
 import { loadStakingIdentity } from '../src/p2p/index.js';
 import { hexToBytes } from '../src/warp/hex.js';
 import { measurementHandlers } from './host-measurement.js';
-import { serveHost } from './ipc.js';
+import { exitIfOrphaned, serveHost } from './ipc.js';
 import { messageIndexOf, precomputeSignatures, precomputedSignature } from './precomputed.js';
 
 export interface HostedNodeValidator {
@@ -45,6 +45,7 @@ serveHost(
       const chainId = hexToBytes(req.chainIdHex);
       const nodes: StartedNodes['nodes'] = [];
       for (const v of req.validators) {
+        exitIfOrphaned();
         const secretKey = hexToBytes(v.secretKeyHex);
         const signatures = precomputeSignatures(bls, bls.secretKeyFromBytes(secretKey), messages, v.byzantine, 'compressed');
         const node = new SimulatedAvalancheNode({

@@ -10,7 +10,7 @@ import { SignerPeer, type SignOutcome, type SigningBackend } from '../src/signer
 import { bytesToHex, hexToBytes } from '../src/warp/hex.js';
 import type { UnsignedMessage } from '../src/warp/unsigned-message.js';
 import { measurementHandlers } from './host-measurement.js';
-import { serveHost } from './ipc.js';
+import { exitIfOrphaned, serveHost } from './ipc.js';
 import { messageIndexOf, precomputeSignatures, precomputedSignature, type Precomputed } from './precomputed.js';
 
 export interface HostedValidator {
@@ -91,6 +91,7 @@ serveHost(
       const messages = req.messagesHex.map((h) => hexToBytes(h));
       messageIndex = messageIndexOf(req.messagesHex);
       prepared = req.validators.map((v) => {
+        exitIfOrphaned();
         const secretKey = bls.secretKeyFromBytes(hexToBytes(v.secretKeyHex));
         const signatures = precomputeSignatures(bls, secretKey, messages, v.byzantine, 'uncompressed');
         return { secretKey, backend: new PrecomputedBackend(messageIndex, signatures), delaysMs: v.delaysMs, byzantine: v.byzantine };
