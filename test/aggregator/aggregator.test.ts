@@ -258,6 +258,16 @@ describe('folds below the target', () => {
     answers.get(v.pkHex)!(undefined, { kind: 'signature', signature: encode(sign(v, req.message.bytes)) });
   }
 
+  /** An aggregation over the 96 under way, every validator asked, the pool's work counted in `calls`. */
+  async function underWay(): Promise<{ calls: string[]; answers: Map<string, AskDone>; req: AggregationRequest; done: Promise<AggregationResult> }> {
+    const calls: string[] = [];
+    const { agg, answers } = byHand(calls, 5_000);
+    const req = request();
+    const done = agg.aggregate(req);
+    await asked(answers);
+    return { calls, answers, req, done };
+  }
+
   /** Each answer in a turn of its own, in `encode`'s form. */
   function oneByOne(answers: Map<string, AskDone>, req: AggregationRequest, encode: (sig: Uint8Array) => Uint8Array) {
     return async (v: TestValidator): Promise<void> => {
@@ -269,11 +279,7 @@ describe('folds below the target', () => {
 
   it('one fold per minimumFold compressed answers (3), not one per turn: a fold hands the answers to a worker, which costs as much as checking five', async () => {
     expect(minimumFold(96)).toBe(3);
-    const calls: string[] = [];
-    const { agg, answers } = byHand(calls, 5_000);
-    const req = request();
-    const done = agg.aggregate(req);
-    await asked(answers);
+    const { calls, answers, req, done } = await underWay();
     const answer = oneByOne(answers, req, (sig) => sig);
     // All but one of a fold's wait, the last goes with them.
     for (const v of wide.validators.slice(0, 2)) await answer(v);
@@ -289,11 +295,7 @@ describe('folds below the target', () => {
   });
 
   it('uncompressed answers (our own signers\') decode without a square root: they wait for 128 whatever the set, so a quorum of 65 of 96 goes to a worker once, with its final check', async () => {
-    const calls: string[] = [];
-    const { agg, answers } = byHand(calls, 5_000);
-    const req = request();
-    const done = agg.aggregate(req);
-    await asked(answers);
+    const { calls, answers, req, done } = await underWay();
     const answer = oneByOne(answers, req, uncompressedOf);
     for (const v of wide.validators.slice(0, 64)) await answer(v);
     expect(calls).toEqual([]);
@@ -304,11 +306,7 @@ describe('folds below the target', () => {
   });
 
   it('a compressed answer among uncompressed ones folds at minimumFold again: its square root is what the completing fold must not pile up', async () => {
-    const calls: string[] = [];
-    const { agg, answers } = byHand(calls, 5_000);
-    const req = request();
-    const done = agg.aggregate(req);
-    await asked(answers);
+    const { calls, answers, req, done } = await underWay();
     // Eleven uncompressed (2.75 compressed signatures' worth) wait; one compressed brings 3.75.
     for (const v of wide.validators.slice(0, 11)) await oneByOne(answers, req, uncompressedOf)(v);
     expect(calls).toEqual([]);
