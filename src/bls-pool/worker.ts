@@ -142,20 +142,10 @@ const foldAndCheck: Handler<'foldAndCheck'> = (job) => {
   // unchecked, as answers held in reserve are; their validity proves nothing about the subset's
   // (unblinded sums: two bad signatures can cancel out across it).
   const started = performance.now();
-  const subset = subsetSum(bls.decodeTrustedSum(folded.partial), job.subset);
-  const valid = bls.verifyAggregate(subset.pk, job.message, subset.sig);
-  return { ...folded, check: null, subsetCheck: { valid, signature: subset.sig.bytes, ms: performance.now() - started } };
+  const { add, remove, fromResult } = job.subset;
+  const checked = finalizeSubset({ message: job.message, parts: fromResult ? [folded.partial] : [], add, remove });
+  return { ...folded, check: null, subsetCheck: { ...checked, ms: performance.now() - started } };
 };
-
-/**
- * The subset's sum out of a fold's whole sum. The job names the smaller side: what leaves
- * (`fromResult`: the subset is the whole minus it) or the subset itself.
- */
-function subsetSum(whole: Sum, terms: { add: SignatureBatch; remove: SignatureBatch; fromResult: boolean }): Sum {
-  if (!terms.fromResult) return sumOfAccepted(terms.add);
-  const leaving = bls.negateSum(sumOfAccepted(terms.remove));
-  return addUp([whole.pk, leaving.pk], [whole.sig, leaving.sig]);
-}
 
 /**
  * Bisection after a failed aggregate check (the whole group is known to hold a bad signature): a
