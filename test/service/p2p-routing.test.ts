@@ -99,10 +99,15 @@ describe('penalties', () => {
 describe('faulty avalanchego validators never stall an aggregation', () => {
   it.each([0, 2])('garbage, silence and a dropped connection: the honest quorum answers, without waiting out the silent one (p2p.ioShards %i)', async (ioShards) => {
     // The request timeout and deadline are far beyond the test's own wait (25 s): a stall fails the test.
+    // The honest validators sign once the faulty ones have acted on their requests, so that the
+    // garbage and the dropped connection reach the service before a quorum can end the aggregation
+    // (and cancel what is still outstanding).
+    let faultsActed!: () => void;
     const w = await startWorld({
       seed: 'faults',
       validators: 8,
       faults: { 5: 'garbage', 6: 'silent', 7: 'disconnect' },
+      signAfter: new Promise<void>((resolve) => (faultsActed = resolve)),
       overrides: { 'aggregation.deadlineMs': 60_000, 'aggregation.requestTimeoutMs': 60_000, 'p2p.ioShards': ioShards },
     });
     await connectedAll(w);
@@ -110,7 +115,10 @@ describe('faulty avalanchego validators never stall an aggregation', () => {
     // The test's premise: the honest validators hold the quorum.
     expect((w.genesis.totalWeight - w.genesis.keylessWeight - faulty) * 100n >= w.genesis.totalWeight * 67n).toBe(true);
     const before = await scrape(w.service.url);
-    const { status, body } = await aggregate(w.service, messageHex(w, 'despite the faulty'));
+    const answer = aggregate(w.service, messageHex(w, 'despite the faulty'));
+    await until('the faulty validators to have acted on their requests', () => [5, 6, 7].every((i) => w.nodes[i]!.stats().answered >= 1));
+    faultsActed();
+    const { status, body } = await answer;
     expect(status).toBe(201);
     await verifiesIndependently(w, body.signedMessage);
     // The garbage answer is a protocol fault (disconnected, struck), the dropped connection a failure.

@@ -21,7 +21,7 @@ import { createNobleBackend } from '../../src/bls/noble-backend.js';
 import { idToString, P_CHAIN_ID } from '../../src/warp/cb58.js';
 import { bytesToHex, hexToBytes } from '../../src/warp/hex.js';
 import { encodeAddressedCall } from '../../src/warp/payload.js';
-import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
+import { newUnsignedMessage, type UnsignedMessage } from '../../src/warp/unsigned-message.js';
 import { CapturedLog } from '../ops/helpers.js';
 
 export const bls = loadBackend('blst');
@@ -44,6 +44,8 @@ interface WorldOptions {
   seed?: string;
   /** Faults by validator index. */
   faults?: Record<number, FaultMode>;
+  /** The honest nodes sign only once this settles: a test orders their answers after what the faulty ones do. */
+  signAfter?: Promise<unknown>;
   /** Which nodes info.peers lists (by index); default all. */
   listed?: (index: number) => boolean;
   /** Validators (by index) whose address goes into p2p.peers. */
@@ -67,6 +69,15 @@ export function infoPeer(node: SimulatedAvalancheNode): InfoPeer {
   return { nodeId: node.nodeId, ...node.address };
 }
 
+/** A node's own signature, made once `gate` settles. */
+function signAfter(gate: Promise<unknown>, secretKey: Uint8Array): (message: UnsignedMessage) => Promise<Uint8Array> {
+  const sk = bls.secretKeyFromBytes(secretKey);
+  return async (message) => {
+    await gate;
+    return bls.sign(sk, message.bytes).bytes;
+  };
+}
+
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const genesis = buildGenesis({ validators: opts.validators ?? 4, seed: opts.seed ?? 'p2p-world', avalanchegoNodes: () => true });
   const world = { genesis, listed: [] as InfoPeer[], nodes: [] as SimulatedAvalancheNode[], signers: new Map<number, { peer: SignerPeer; port: number }>() } as unknown as World;
@@ -88,6 +99,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       limits: { pingIntervalMs: 60_000, silenceTimeoutMs: 120_000 },
       ...(v.index === opts.gossipFrom ? { peerList: () => gossip } : {}),
       ...(fault ? { fault } : {}),
+      ...(opts.signAfter && !fault ? { signWith: signAfter(opts.signAfter, v.secretKey) } : {}),
     });
     await node.start();
     open.push(() => node.close());
