@@ -6,8 +6,8 @@
 // It lives only in the bench, handed to the service like perSignatureVerify
 // (ServiceOptions.verification); the service itself has no way to skip a check.
 import type { Arrival } from '../src/aggregator/signature-ledger.js';
-import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../src/bls/constants.js';
-import { COMPRESSION_FLAG } from '../src/bls/forms.js';
+import { SIGNATURE_LENGTH } from '../src/bls/constants.js';
+import { COMPRESSION_FLAG, isUncompressedForm } from '../src/bls/forms.js';
 import type { AggregateCheck, VerificationStrategy } from '../src/aggregator/verification.js';
 import { AcceptedIsReady } from './accepted-is-ready.js';
 
@@ -37,7 +37,7 @@ class FloorVerification extends AcceptedIsReady {
     const { ledger } = this.ctx;
     const signers = ledger.acceptedSigners();
     const first = ledger.batchOf(signers.slice(0, 1)).sigs[0]!;
-    const signature = first.length === SIGNATURE_UNCOMPRESSED_LENGTH ? compressedLooking(first) : first;
+    const signature = isUncompressedForm(first) ? compressedLooking(first) : first;
     return { valid: true, signers, signature, weight: ledger.acceptedWeight, checked: signers, leftOut: 0 };
   }
 

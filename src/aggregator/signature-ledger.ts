@@ -2,7 +2,7 @@
 // check, accepted (passed the per-arrival check), dropped (failed one) and proven valid, with
 // their weights. The verification strategy decides which checks run (verification.ts); the ledger
 // keeps the books, starts the checks it is given, and tells the collection what happened.
-import { SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
+import { isUncompressedForm } from '../bls/forms.js';
 import type { SignatureBatch } from '../bls-pool/messages.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { heaviestFirst, Tally } from './weights.js';
@@ -28,9 +28,8 @@ export interface LedgerEvents {
 /** A batch checks at most this many signatures, so a backlog is spread over the threads and heavy ones go first. */
 const MAX_BATCH = 128;
 
-/** Our own signers' uncompressed form, which decodes without a square root (bls/constants.ts). */
-const isUncompressed = (sig: Uint8Array): boolean => sig.length === SIGNATURE_UNCOMPRESSED_LENGTH;
-const countUncompressed = (arrivals: readonly Arrival[]): number => arrivals.reduce((n, a) => n + (isUncompressed(a.sig) ? 1 : 0), 0);
+/** Our own signers' uncompressed form decodes without a square root (verification.ts counts it apart). */
+const countUncompressed = (arrivals: readonly Arrival[]): number => arrivals.reduce((n, a) => n + (isUncompressedForm(a.sig) ? 1 : 0), 0);
 
 export class SignatureLedger {
   private readonly waiting: Arrival[] = [];
@@ -66,7 +65,7 @@ export class SignatureLedger {
 
   add(index: number, sig: Uint8Array): void {
     this.waiting.push({ index, sig });
-    if (isUncompressed(sig)) this.waitingUncompressedCount++;
+    if (isUncompressedForm(sig)) this.waitingUncompressedCount++;
     this.unchecked.add(this.weightOf(index));
   }
 

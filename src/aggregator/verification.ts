@@ -125,9 +125,8 @@ interface Sum {
 interface PrecomputedCheck {
   /** The fewest signers, when that task checked only their sum; otherwise it checked the whole. */
   fewest?: number[];
-  result: FinalizeResult;
-  /** The subset check's time (ms), when there was one. */
-  ms?: number;
+  /** Its outcome, and how long the check took (ms). */
+  result: FinalizeResult & { ms: number };
 }
 
 class RunningSumVerification implements Verification {
@@ -198,7 +197,7 @@ class RunningSumVerification implements Verification {
     let subsetCheckMs: number | undefined;
     if (pre?.result.valid) {
       check = { valid: true, signature: pre.result.signature };
-      subsetCheckMs = pre.ms;
+      if (fewest) subsetCheckMs = pre.result.ms;
     } else if (fewest) {
       const started = performance.now();
       check = await pool.subsetCheck({ ...job, subset: positionsOf(fewest, members) });
@@ -252,7 +251,7 @@ class RunningSumVerification implements Verification {
     const folded = { sigs, pks, base: base.map((b) => b.part) };
     const completes = batch.reduce((w, a) => w + ledger.weightOf(a.index), baseWeight) >= targetWeight;
     let fewest: number[] | undefined;
-    let r: FoldAndCheckResult | (FoldResult & { check?: undefined; subsetCheck?: undefined });
+    let r: FoldAndCheckResult | (FoldResult & { check?: undefined });
     if (completes) {
       const all = [...baseMembers, ...batch.map((a) => a.index)];
       fewest = this.ctx.minimizeSigners ? this.fewestSigners(all) : undefined;
@@ -282,9 +281,7 @@ class RunningSumVerification implements Verification {
       weight += ledger.weightOf(a.index);
     });
     if (!r.partial) return;
-    let checked: PrecomputedCheck | undefined;
-    if (r.subsetCheck) checked = { fewest, result: r.subsetCheck, ms: r.subsetCheck.ms };
-    else if (r.check) checked = { result: r.check };
+    const checked: PrecomputedCheck | undefined = r.check ? { fewest, result: r.check } : undefined;
     this.sums.push({ part: r.partial, members, weight, checked });
   }
 }

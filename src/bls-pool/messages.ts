@@ -3,7 +3,7 @@
 // table and the pool's calls are both typed from it, so a kind renamed on one side and not the
 // other fails the type check instead of failing at run time.
 import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
-import { COMPRESSION_FLAG, isWellFormedSignature } from '../bls/forms.js';
+import { COMPRESSION_FLAG, isUncompressedForm, isWellFormedSignature } from '../bls/forms.js';
 import type { BackendName } from '../bls/types.js';
 
 /**
@@ -56,7 +56,7 @@ const PACKED_KEY_BYTES = 48;
 
 export function packBatch({ sigs, pks }: SignatureBatch): PackedBatch {
   const count = sigs.length;
-  const slotBytes = sigs.some((sig) => sig.length === SIGNATURE_UNCOMPRESSED_LENGTH) ? SIGNATURE_UNCOMPRESSED_LENGTH : SIGNATURE_LENGTH;
+  const slotBytes = sigs.some(isUncompressedForm) ? SIGNATURE_UNCOMPRESSED_LENGTH : SIGNATURE_LENGTH;
   const packedSigs = new Uint8Array(count * slotBytes);
   const packedPks = new Uint8Array(count * PACKED_KEY_BYTES);
   for (let i = 0; i < count; i++) {
@@ -129,10 +129,11 @@ interface FoldAndCheckJob extends PackedFoldJob {
 }
 
 export interface FoldAndCheckResult extends FoldResult {
-  /** The check of `partial` when no subset was asked for; null otherwise, or when something was rejected (or nothing summed). */
-  check: FinalizeResult | null;
-  /** The subset's check, when one was asked for and the whole batch decoded; `ms`: its time. */
-  subsetCheck?: FinalizeResult & { ms: number };
+  /**
+   * The check of the job's subset when it named one, else of `partial`, and its time in ms; null
+   * when something was rejected (or nothing summed).
+   */
+  check: (FinalizeResult & { ms: number }) | null;
 }
 
 /** Signatures over one message. */

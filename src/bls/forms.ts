@@ -13,6 +13,11 @@ export function isInfinityEncoding(bytes: Uint8Array): boolean {
   return bytes.length > 0 && (bytes[0]! & INFINITY_FLAG) !== 0;
 }
 
+/** The 192-byte form, told by its length (isWellFormedSignature says whether its flags agree). */
+export function isUncompressedForm(bytes: Uint8Array): boolean {
+  return bytes.length === SIGNATURE_UNCOMPRESSED_LENGTH;
+}
+
 /** The ZCash rule: the compression flag is set on the 96-byte form and clear on the 192-byte one. */
 export function isWellFormedSignature(bytes: Uint8Array): boolean {
   const compressed = ((bytes[0] ?? 0) & COMPRESSION_FLAG) !== 0;
@@ -24,5 +29,5 @@ export function isWellFormedSignature(bytes: Uint8Array): boolean {
  * our own signers: what comes from Avalanche's formats goes to signatureFromBytes alone.
  */
 export function signatureFromEitherForm(bls: BlsBackend, bytes: Uint8Array): Signature {
-  return bytes.length === SIGNATURE_UNCOMPRESSED_LENGTH ? bls.signatureFromUncompressed(bytes) : bls.signatureFromBytes(bytes);
+  return isUncompressedForm(bytes) ? bls.signatureFromUncompressed(bytes) : bls.signatureFromBytes(bytes);
 }
