@@ -14,8 +14,8 @@ const SIGNERS = 1000;
 
 /** Timed iterations per figure (after untimed warm-up runs). */
 const ITERATIONS = {
-  blst: { verifyOne: 500, aggregateAndVerify: 20, parseBatches: 10, sign: 500, warmup: 20, aggregateWarmup: 2, subset: 200 },
-  noble: { verifyOne: 15, aggregateAndVerify: 3, parseBatches: 3, sign: 15, warmup: 2, aggregateWarmup: 1, subset: 5 },
+  blst: { verifyOne: 500, aggregateAndVerify: 20, parseBatches: 10, sign: 500, warmup: 20, aggregateWarmup: 2, subset: 200, together: 100 },
+  noble: { verifyOne: 15, aggregateAndVerify: 3, parseBatches: 3, sign: 15, warmup: 2, aggregateWarmup: 1, subset: 5, together: 1 },
 } as const;
 /** Signatures per timed batch of the parse figure (reported per signature). */
 const PARSE_BATCH = { blst: 1000, noble: 40 } as const;
@@ -24,6 +24,8 @@ interface Figure {
   /** Median of the timed iterations, milliseconds. */
   medianMs: number;
   iterations: number;
+  /** The process's CPU time per iteration (mean), where the work may run on several threads. */
+  cpuMs?: number;
 }
 
 interface BackendFigures {
@@ -42,8 +44,20 @@ interface BackendFigures {
    */
   wholeThenSubset: Figure;
   subsetAlone: Figure;
+  /**
+   * Final checks of CHECKS_TOGETHER aggregations, each over its own message, per check: one by
+   * one (verifyAggregate each), and together in groups of 4 and of CHECKS_TOGETHER
+   * (verifyAggregates, as the BLS pool checks the fold-and-checks that waited for a thread).
+   * blst spreads a batch over its own threads: its CPU time is the figure to compare.
+   */
+  checksOneByOne: Figure;
+  checksTogether4: Figure;
+  checksTogetherAll: Figure;
   sign: Figure;
 }
+
+/** Aggregations whose final checks the "together" figures make at once (the pool's largest task). */
+const CHECKS_TOGETHER = 16;
 
 /** The fewest signers' check figures: a sum of this many, this many of them left out. */
 const SUBSET_OF = 560;
@@ -65,6 +79,20 @@ function time(iterations: number, warmup: number, f: (i: number) => void): Figur
     samples.push(performance.now() - start);
   }
   return { medianMs: median(samples), iterations };
+}
+
+/** time(), with the process's CPU time as well (blst may use several threads), both per `per`. */
+function timeWithCpu(iterations: number, warmup: number, per: number, f: (i: number) => void): Figure {
+  for (let i = 0; i < warmup; i++) f(i);
+  const samples: number[] = [];
+  const cpuBefore = process.cpuUsage();
+  for (let i = 0; i < iterations; i++) {
+    const start = performance.now();
+    f(i);
+    samples.push(performance.now() - start);
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  return { medianMs: median(samples) / per, iterations, cpuMs: (cpu.user + cpu.system) / 1000 / iterations / per };
 }
 
 function check(condition: boolean, what: string): void {
@@ -156,6 +184,24 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
   });
   check(ok, `${backend.name} subset alone`);
 
+  // Aggregations' final checks, each its own message (one signer each: a sum's check costs the same).
+  const aggregations = Array.from({ length: CHECKS_TOGETHER }, (_, k) => {
+    const own = new TextEncoder().encode(`warpgate bls benchmark: aggregation ${k}`);
+    const sk = backend.secretKeyFromBytes(committee.secrets[k]!);
+    return { pk: pks[k]!, message: own, sig: backend.sumUncheckedSignatures([backend.sign(sk, own).bytes]).sum! };
+  });
+  const checksOneByOne = timeWithCpu(n.together, 1, CHECKS_TOGETHER, () => {
+    for (const a of aggregations) ok &&= backend.verifyAggregate(a.pk, a.message, a.sig);
+  });
+  check(ok, `${backend.name} checks one by one`);
+  const together = (size: number) =>
+    timeWithCpu(n.together, 1, CHECKS_TOGETHER, () => {
+      for (let at = 0; at < CHECKS_TOGETHER; at += size) ok &&= backend.verifyAggregates(aggregations.slice(at, at + size));
+    });
+  const checksTogether4 = together(4);
+  const checksTogetherAll = together(CHECKS_TOGETHER);
+  check(ok, `${backend.name} checks together`);
+
   const secret = backend.secretKeyFromBytes(committee.secrets[0]!);
   const sign = time(n.sign, n.warmup, (i) => {
     backend.sign(secret, Uint8Array.of(i & 0xff, i >> 8));
@@ -181,6 +227,9 @@ function measure(backend: BlsBackend, committee: Committee): BackendFigures {
     },
     wholeThenSubset,
     subsetAlone,
+    checksOneByOne,
+    checksTogether4,
+    checksTogetherAll,
     sign,
   };
 }
@@ -267,6 +316,21 @@ function main(): void {
       (f) => f.subsetAlone,
       (f) => `median of ${f.subsetAlone.iterations}`,
     ],
+    [
+      `final checks of ${CHECKS_TOGETHER} aggregations, one by one, per check`,
+      (f) => f.checksOneByOne,
+      (f) => `median of ${f.checksOneByOne.iterations}; CPU ${formatMs(f.checksOneByOne.cpuMs!)}`,
+    ],
+    [
+      `final checks of ${CHECKS_TOGETHER} aggregations, 4 together, per check`,
+      (f) => f.checksTogether4,
+      (f) => `median of ${f.checksTogether4.iterations}; CPU ${formatMs(f.checksTogether4.cpuMs!)}`,
+    ],
+    [
+      `final checks of ${CHECKS_TOGETHER} aggregations, all together, per check`,
+      (f) => f.checksTogetherAll,
+      (f) => `median of ${f.checksTogetherAll.iterations}; CPU ${formatMs(f.checksTogetherAll.cpuMs!)}`,
+    ],
     ['sign', (f) => f.sign, (f) => `median of ${f.sign.iterations}`],
   ];
 
@@ -308,6 +372,9 @@ function main(): void {
           uncompressedSumMsPerSignature: f.uncompressedSumPerSignature,
           fewestSignersWholeThenSubsetMs: f.wholeThenSubset,
           fewestSignersSubsetAloneMs: f.subsetAlone,
+          finalChecksOneByOneMsPerCheck: f.checksOneByOne,
+          finalChecksTogether4MsPerCheck: f.checksTogether4,
+          finalChecksTogetherAllMsPerCheck: f.checksTogetherAll,
           signMs: f.sign,
         },
       ]),

@@ -26,6 +26,13 @@ export interface SecretKey {
   readonly native: unknown;
 }
 
+/** One aggregate to check, as verifyAggregate takes it. */
+export interface AggregateSet {
+  pk: PublicKey;
+  message: Uint8Array;
+  sig: Signature;
+}
+
 export interface BlsBackend {
   readonly name: BackendName;
 
@@ -75,6 +82,14 @@ export interface BlsBackend {
    * `sig`, then one pairing. For sums of sumUncheckedSignatures.
    */
   verifyAggregate(pk: PublicKey, message: Uint8Array, sig: Signature): boolean;
+  /**
+   * verifyAggregate of many (key, message, aggregate) sets at once, the messages distinct: true
+   * only if every set would pass it alone. Each signature gets its subgroup check; the pairings are
+   * checked together with a random 64-bit scalar per set (a false "true" has probability ~2^-64),
+   * so the sets share one final exponentiation. False when any set fails or the list is empty:
+   * then verifyAggregate of each tells which (Lodestar's "batch, then fall back").
+   */
+  verifyAggregates(sets: readonly AggregateSet[]): boolean;
 
   /**
    * Many signatures over one message: true iff every (pk, sig) pair is valid. Implemented with
