@@ -103,18 +103,6 @@ export interface FinalizeResult {
 }
 
 /**
- * A subset of signatures already summed in `parts`, checked on its own: Σ parts + Σ add − Σ remove,
- * with one pairing. The caller passes the subset itself as `add` (and no parts), or all the parts
- * and what is not in the subset as `remove`, whichever decompresses fewer signatures.
- */
-interface SubsetJob {
-  message: Uint8Array;
-  parts: RunningSum[];
-  add: SignatureBatch;
-  remove: SignatureBatch;
-}
-
-/**
  * A fold whose result is expected to complete the target, with the final check (of the result,
  * or of the fewest signers' sum alone) in the same task: one worker round trip instead of two.
  * The check runs only when every signature of the batch decoded; otherwise the caller decides anew.
@@ -130,8 +118,9 @@ interface FoldAndCheckJob extends PackedFoldJob {
 
 export interface FoldAndCheckResult extends FoldResult {
   /**
-   * The check of the job's subset when it named one, else of `partial`, and its time in ms; null
-   * when something was rejected (or nothing summed).
+   * The check of the job's subset when it named one, else of `partial`; null when something was
+   * rejected (or nothing summed). `ms`: from the start of its task's checks until this one's answer
+   * was known (the task may check several aggregations' at once).
    */
   check: (FinalizeResult & { ms: number }) | null;
 }
@@ -155,12 +144,13 @@ interface Jobs {
   ping: { job: null; result: true };
   /** Decodes each signature (no subgroup check: the final check makes it on the aggregate) and adds the decoded ones (and the base sums) up. */
   fold: { job: PackedFoldJob; result: FoldResult };
-  /** fold, then finalize of its result (or of the fewest signers' sum) in the same task. */
+  /**
+   * fold, then the check of its result (or of the fewest signers' sum) in the same task; the
+   * task's jobs checked together. Every final check is one: a finalize is one with nothing new to
+   * fold (the parts as `base`), a subset's check one that removes the rest from them or folds the
+   * subset's signatures anew.
+   */
   foldAndCheck: { job: FoldAndCheckJob; result: FoldAndCheckResult };
-  /** Adds running sums up and checks the aggregate: subgroup check and one pairing. */
-  finalize: { job: FinalizeJob; result: FinalizeResult };
-  /** A subset's aggregate, by adding its signatures or removing the others from the sums, and one pairing. */
-  finalizeSubset: { job: SubsetJob; result: FinalizeResult };
   /** Bisection: positions of the signatures that do not verify, ascending. */
   findInvalid: { job: SameMessageBatch; result: number[] };
   /** One full verification per signature. */

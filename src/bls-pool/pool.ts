@@ -46,9 +46,19 @@ export interface JobTiming {
   finishedAt: number;
 }
 
+/** One task a worker thread ran: jobs of one kind, from one or several aggregations. */
+export interface TaskTiming {
+  kind: JobKind;
+  jobs: number;
+  startedAt: number;
+  finishedAt: number;
+}
+
 interface BlsPoolEvents {
   /** Each job once its task is done, failed jobs included. */
   onJob?(timing: JobTiming): void;
+  /** Each task once it is done (how many jobs shared it: the batching the metrics show). */
+  onTask?(timing: TaskTiming): void;
 }
 
 interface BlsPoolOptions {
@@ -66,6 +76,13 @@ const DEFAULT_MAX_QUEUE = 4096;
 /** Folds per task at most: ~64 × 0.1 ms keeps one task from holding a thread for long. */
 const MAX_FOLDS_PER_TASK = 64;
 
+/**
+ * Fold-and-checks per task at most: 16 checked together take ~5 ms, ~0.6 ms each against ~1.1 ms
+ * alone (bench/bls-backends.ts, "final checks together"); more would gain little per check and hold
+ * the first one's answer longer.
+ */
+const MAX_CHECKS_PER_TASK = 16;
+
 function queueFull(): OverloadedError {
   return new OverloadedError('the BLS worker queue is full', 1, 'the service is overloaded; retry shortly');
 }
@@ -75,17 +92,26 @@ function resultOf<R>(outcome: Outcome<R> | undefined): R {
   throw new BlsJobError(outcome ? outcome.error : 'the worker returned no outcome');
 }
 
+const NO_SIGNATURES: SignatureBatch = { sigs: [], pks: [] };
+
 /**
- * A subset's check as the worker makes it: the subset added up, or the rest taken away from the
- * sums (`fromSums`), whichever decompresses fewer signatures.
+ * A subset's check as a fold-and-check, whichever decompresses fewer signatures: the rest taken
+ * away from the sums, or the subset's own signatures folded anew (each decoded before, so none is
+ * rejected).
  */
-function subsetTerms(all: SignatureBatch, positions: readonly number[]): { add: SignatureBatch; remove: SignatureBatch; fromSums: boolean } {
-  const inSubset = new Set(positions);
+function subsetCheckJob(job: SubsetCheckJob, all: SignatureBatch): JobOf<'foldAndCheck'> {
+  const inSubset = new Set(job.subset);
   const pick = (keep: (i: number) => boolean): SignatureBatch => ({ sigs: all.sigs.filter((_, i) => keep(i)), pks: all.pks.filter((_, i) => keep(i)) });
-  const none: SignatureBatch = { sigs: [], pks: [] };
+  const { message } = job;
   return all.sigs.length - inSubset.size < inSubset.size
-    ? { add: none, remove: pick((i) => !inSubset.has(i)), fromSums: true }
-    : { add: pick((i) => inSubset.has(i)), remove: none, fromSums: false };
+    ? { ...packBatch(NO_SIGNATURES), base: job.parts, message, subset: { add: NO_SIGNATURES, remove: pick((i) => !inSubset.has(i)), fromResult: true } }
+    : { ...packBatch(pick((i) => inSubset.has(i))), message };
+}
+
+/** The check a fold-and-check made of signatures already accepted (so none can be rejected). */
+function checkOf(r: FoldAndCheckResult): FinalizeResult {
+  if (!r.check) throw new BlsJobError(r.partial === null ? 'finalize: no signatures to check' : 'a check of accepted signatures: a signature no longer decodes');
+  return { valid: r.check.valid, signature: r.check.signature };
 }
 
 function packFold({ base, ...batch }: FoldJob): PackedFoldJob {
@@ -99,6 +125,7 @@ function isPacked(job: unknown): job is PackedBatch {
 export class BlsPool implements BlsVerifier {
   private readonly piscina: Piscina;
   private readonly folds: TaskBatcher<PackedFoldJob, FoldResult>;
+  private readonly checks: TaskBatcher<JobOf<'foldAndCheck'>, FoldAndCheckResult>;
   private readonly possessions: BackgroundLane<PossessionJob, boolean>;
   /** Worker threads (for reports; callers of BlsVerifier ask suggestedParallelism()). */
   readonly threads: number;
@@ -125,6 +152,18 @@ export class BlsPool implements BlsVerifier {
       atomics: 'disabled',
     });
     this.folds = new TaskBatcher((jobs, addedAt) => this.runTask('fold', jobs, addedAt), threads, MAX_FOLDS_PER_TASK, maxQueue, queueFull, preciseNow);
+    // A check goes out the moment a thread is free, alone or with every check that waited for one:
+    // concurrent aggregations' final checks then share a final exponentiation (worker.ts,
+    // foldAndCheckAll), and none waits in piscina's queue behind work that came after it.
+    this.checks = new TaskBatcher(
+      (jobs, addedAt) => this.runTask('foldAndCheck', jobs, addedAt),
+      threads,
+      MAX_CHECKS_PER_TASK,
+      maxQueue,
+      queueFull,
+      preciseNow,
+      () => this.inFlight < this.threads,
+    );
     // Proof checks run only on a thread nothing else wants, and leave one thread to aggregation
     // work whenever there are two or more.
     this.possessions = new BackgroundLane(
@@ -139,7 +178,7 @@ export class BlsPool implements BlsVerifier {
 
   /** Jobs waiting for a thread: in piscina's queue, batched folds and proof checks (the worker-queue gauge). */
   get backlog(): number {
-    return this.piscina.queueSize + this.folds.queued + this.possessions.queued;
+    return this.piscina.queueSize + this.folds.queued + this.checks.queued + this.possessions.queued;
   }
 
   suggestedParallelism(): number {
@@ -151,8 +190,9 @@ export class BlsPool implements BlsVerifier {
     return this.folds.run(packFold(job));
   }
 
-  finalize(job: FinalizeJob): Promise<FinalizeResult> {
-    return this.runOne('finalize', job);
+  /** A fold-and-check of nothing new: the parts' sum checked, with the checks waiting beside it. */
+  async finalize(job: FinalizeJob): Promise<FinalizeResult> {
+    return checkOf(await this.checks.run({ ...packBatch(NO_SIGNATURES), base: job.parts, message: job.message }));
   }
 
   findInvalid(job: SameMessageBatch): Promise<number[]> {
@@ -167,20 +207,21 @@ export class BlsPool implements BlsVerifier {
 
   async subsetCheck(job: SubsetCheckJob): Promise<FinalCheck> {
     const all = job.signatures();
-    const { add, remove, fromSums } = subsetTerms(all, job.subset);
-    const checked = await this.runOne('finalizeSubset', { message: job.message, parts: fromSums ? job.parts : [], add, remove });
+    const checked = checkOf(await this.checks.run(subsetCheckJob(job, all)));
     if (checked.valid) return { valid: true, signature: checked.signature };
     return this.bisect(job.message, all);
   }
 
-  /** Its own task, never batched with other folds: its checks would hold up theirs. */
+  /**
+   * Never batched with folds (its check would hold theirs up), but with the fold-and-checks of other
+   * aggregations that waited for a thread at the same time: their checks are made together.
+   */
   foldAndCheck(job: FoldAndCheckRequest): Promise<FoldAndCheckResult> {
     const { subset, message, ...fold } = job;
     const packed = { ...packFold(fold), message };
-    if (!subset) return this.runOne('foldAndCheck', packed);
-    const none: SignatureBatch = { sigs: [], pks: [] };
-    const terms = 'kept' in subset ? { add: subset.kept, remove: none, fromResult: false } : { add: none, remove: subset.leftOut, fromResult: true };
-    return this.runOne('foldAndCheck', { ...packed, subset: terms });
+    if (!subset) return this.checks.run(packed);
+    const terms = 'kept' in subset ? { add: subset.kept, remove: NO_SIGNATURES, fromResult: false } : { add: NO_SIGNATURES, remove: subset.leftOut, fromResult: true };
+    return this.checks.run({ ...packed, subset: terms });
   }
 
   /** After a failed check of these signatures' aggregate: the bad ones, and the rest folded again. */
@@ -247,12 +288,14 @@ export class BlsPool implements BlsVerifier {
       throw err;
     } finally {
       this.inFlight--;
-      // A thread may be idle now: proof checks waiting for one may go.
+      // A thread may be idle now: checks waiting for one go first, then proof checks.
+      this.checks.pump();
       this.possessions.pump();
     }
   }
 
   private report(kind: JobKind, addedAt: number[], done: TaskResult<JobKind>): void {
+    this.opts.events?.onTask?.({ kind, jobs: addedAt.length, startedAt: done.startedAt, finishedAt: done.finishedAt });
     const onJob = this.opts.events?.onJob;
     if (!onJob) return;
     for (const at of addedAt) onJob({ kind, batchSize: addedAt.length, addedAt: at, startedAt: done.startedAt, finishedAt: done.finishedAt });

@@ -30,6 +30,12 @@ export class TaskBatcher<J, R> {
     private readonly maxQueued: number,
     private readonly full: () => Error,
     private readonly now: () => number = Date.now,
+    /**
+     * Whether a worker thread could start a batch now. With it, jobs wait here while work sent by
+     * others keeps every thread busy, instead of going out one by one to wait in the pool's
+     * queue; the pool calls pump() when a thread frees.
+     */
+    private readonly threadFree: () => boolean = () => true,
   ) {
     if (maxInFlight < 1 || maxJobs < 1) throw new RangeError('a batcher needs at least one batch in flight and one job per batch');
   }
@@ -46,12 +52,13 @@ export class TaskBatcher<J, R> {
         return;
       }
       this.queue.push({ job, addedAt: this.now(), resolve, reject });
-      this.flush();
+      this.pump();
     });
   }
 
-  private flush(): void {
-    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
+  /** Sends waiting jobs while batches may go out; the pool calls it whenever a task settles. */
+  pump(): void {
+    while (this.inFlight < this.maxInFlight && this.queue.length > 0 && this.threadFree()) {
       const batch = this.queue.splice(0, this.maxJobs);
       this.inFlight++;
       let sent: Promise<Outcome<R>[]>;
@@ -77,7 +84,7 @@ export class TaskBatcher<J, R> {
         )
         .finally(() => {
           this.inFlight--;
-          this.flush();
+          this.pump();
         });
     }
   }

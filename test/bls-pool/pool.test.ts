@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { authMessage, PEER_AUTH_DST } from '../../src/peers/auth.js';
 import type { SecretKey } from '../../src/bls/types.js';
 import { BlsJobError } from '../../src/bls-pool/errors.js';
+import { BlsPool, type JobTiming } from '../../src/bls-pool/pool.js';
 import { blst, g2PointOutsideSubgroup, g2PointOutsideSubgroupUncompressed, g2XNotOnCurve, uncompressedOf } from '../bls/helpers.js';
 import { cancellingPair, outsideSubgroupPair, POOL_THREADS, secretKey, subsetSide, useBlsPool } from './helpers.js';
 
@@ -197,6 +198,85 @@ describe('folds from many aggregations at once', () => {
       const used = good.slice(at, at + 6).filter((_, i) => !(k % 5 === 0 && i === 1));
       const plain = blst.aggregateSignatures(used.map((s) => blst.signatureFromBytes(s))).bytes;
       expect(Buffer.from(done.signature).equals(Buffer.from(plain))).toBe(true);
+    }
+  });
+});
+
+describe('fold-and-checks from many aggregations at once', () => {
+  it('that wait for a thread are checked together; each gets its own answer, and a bad one fails alone', async () => {
+    const timings: JobTiming[] = [];
+    const batching = new BlsPool({ backend: 'blst', threads: POOL_THREADS, events: { onJob: (t) => timings.push(t) } });
+    try {
+      await batching.warm();
+      // 24 aggregations of 6 signers each, each over its own message: two take the threads at
+      // once, the rest wait for them and go out together.
+      const cases = Array.from({ length: 24 }, (_, k) => {
+        const message = text(`aggregation ${k}`);
+        const at = (k * 6) % 240;
+        const sigs = sks.slice(at, at + 6).map((sk) => sign(sk, message));
+        const kind = k % 6 === 1 ? 'wrong message' : k % 6 === 3 ? 'not on the curve' : k % 6 === 5 ? 'subset keeps one outside the subgroup' : 'good';
+        if (kind === 'wrong message') sigs[2] = sign(sks[at + 2]!, text('another'));
+        if (kind === 'not on the curve') sigs[4] = g2XNotOnCurve();
+        if (kind === 'subset keeps one outside the subgroup') [sigs[1], sigs[5]] = outsideSubgroupPair(sigs[1]!, sigs[5]!);
+        const batch = { sigs, pks: pks.slice(at, at + 6) };
+        return { kind, message, sigs, request: { ...batch, message, ...(kind === 'subset keeps one outside the subgroup' ? { subset: subsetSide(batch, [0, 1, 2]) } : {}) } };
+      });
+      const results = await Promise.all(cases.map((c) => batching.foldAndCheck(c.request)));
+      results.forEach((r, k) => {
+        const { kind, sigs } = cases[k]!;
+        if (kind === 'not on the curve') {
+          expect(r.rejected).toEqual([4]);
+          expect(r.check).toBeNull();
+          return;
+        }
+        expect(r.rejected).toEqual([]);
+        expect(r.check?.valid).toBe(kind === 'good');
+        const summed = kind === 'subset keeps one outside the subgroup' ? sigs.slice(0, 3) : sigs;
+        expect(Buffer.from(r.check!.signature).toString('hex')).toBe(Buffer.from(blst.sumUncheckedSignatures(summed).sum!.bytes).toString('hex'));
+      });
+      const sizes = timings.filter((t) => t.kind === 'foldAndCheck').map((t) => t.batchSize);
+      expect(sizes).toHaveLength(24);
+      expect(Math.max(...sizes)).toBeGreaterThan(1);
+    } finally {
+      await batching.close();
+    }
+  });
+});
+
+describe('finalize and subset checks from many aggregations at once', () => {
+  it('wait for a thread with the fold-and-checks and are checked together; a bad one fails alone and goes on to bisection', async () => {
+    const timings: JobTiming[] = [];
+    const batching = new BlsPool({ backend: 'blst', threads: POOL_THREADS, events: { onJob: (t) => timings.push(t) } });
+    try {
+      await batching.warm();
+      const aggregations = await Promise.all(
+        Array.from({ length: 12 }, async (_, k) => {
+          const message = text(`finalize ${k}`);
+          const at = k * 8;
+          const sigs = sks.slice(at, at + 8).map((sk) => sign(sk, message));
+          if (k % 4 === 2) sigs[3] = sign(sks[at + 3]!, text('another'));
+          const batch = { sigs, pks: pks.slice(at, at + 8) };
+          const { partial } = await batching.fold(batch);
+          return { k, message, batch, parts: [partial!] };
+        }),
+      );
+      timings.length = 0;
+      const checks = await Promise.all(
+        aggregations.map(({ k, message, batch, parts }) =>
+          k % 2 === 0
+            ? batching.finalCheck({ message, parts, signatures: () => batch })
+            : // The fewest signers: 2 of 8 added up, or 7 of 8 with one taken away from the sum.
+              batching.subsetCheck({ message, parts, signatures: () => batch, subset: k % 4 === 1 ? [0, 5] : [0, 1, 2, 3, 4, 5, 6] }),
+        ),
+      );
+      checks.forEach((check, k) => {
+        if (k % 4 === 2) expect(check).toMatchObject({ valid: false, invalid: [3] });
+        else expect(check.valid).toBe(true);
+      });
+      const sizes = timings.filter((t) => t.kind === 'foldAndCheck').map((t) => t.batchSize);
+      expect(Math.max(...sizes)).toBeGreaterThan(1);
+    } finally {
+      await batching.close();
     }
   });
 });

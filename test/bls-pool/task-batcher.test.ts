@@ -38,6 +38,23 @@ describe('TaskBatcher', () => {
     expect(await Promise.all(results)).toEqual([2, 4, 6, 8, 10, 12, 14]);
   });
 
+  it('while work sent by others holds every thread, waits for pump() and then sends everything waiting as one batch', async () => {
+    const pool = fakePool();
+    let busyElsewhere = true;
+    const b = new TaskBatcher(pool.send, 2, 16, 100, full, Date.now, () => !busyElsewhere);
+    const results = [1, 2, 3, 4].map((j) => b.run(j));
+    expect(pool.batches).toEqual([]);
+    expect(b.queued).toBe(4);
+    b.pump();
+    expect(pool.batches).toEqual([]);
+    busyElsewhere = false;
+    b.pump();
+    // One thread freed and jobs waited: they go out together, not one per job.
+    expect(pool.batches.map((x) => x.jobs)).toEqual([[1, 2, 3, 4]]);
+    pool.batches[0]!.settle(pool.double(pool.batches[0]!.jobs));
+    expect(await Promise.all(results)).toEqual([2, 4, 6, 8]);
+  });
+
   it('a job that fails in the worker rejects alone; its batch-mates resolve', async () => {
     const pool = fakePool();
     const b = new TaskBatcher(pool.send, 1, 8, 100, full);
