@@ -95,6 +95,12 @@ export interface StrategyReport {
    * checked alone call the first `provenPerMessage` (the final checks proved them all then).
    */
   fewestSigners: { readyPerMessage: number; subsetChecks: number; subsetCheckMsMean: number };
+  /**
+   * Final checks made in the fold that completes the target (foldAndCheck) and the worker tasks
+   * they ran in: more than one per task when concurrent aggregations' checks waited for a thread
+   * and were made together. Absent from files before that, and 0 for the floor.
+   */
+  finalChecks?: { checks: number; tasks: number };
   aggregations: number;
   failures: number;
   firstFailure?: string;
@@ -440,6 +446,7 @@ async function measureStrategy(
         subsetChecks: measured.signers.subsetChecks,
         subsetCheckMsMean: measured.signers.subsetChecks > 0 ? round((measured.signers.subsetCheckSeconds * 1000) / measured.signers.subsetChecks) : 0,
       },
+      finalChecks: { checks: measured.signers.checkJobs, tasks: measured.signers.checkTasks },
       aggregations: ok.length,
       failures: failures.length,
       ...(failures[0] ? { firstFailure: `HTTP ${failures[0].status}: ${failures[0].error}` } : {}),

@@ -178,6 +178,14 @@ export function markdownTable(r: BenchReport): string {
           ? ` \`warpgateAllSigners\` (every signature ready in the message): ${all.signersPerMessage.mean.toFixed(1)} signers per message of ${readyPerMessage(all).toFixed(1)} ready.`
           : ''),
     );
+    const checks = w.finalChecks;
+    if (checks && checks.tasks > 0) {
+      lines.push(
+        '',
+        `Final checks: \`warpgate\` made ${checks.checks} in the fold completing the target, in ${checks.tasks} worker tasks ` +
+          `(${(checks.checks / checks.tasks).toFixed(2)} per task: the checks of aggregations that waited for a thread at the same time are made together).`,
+      );
+    }
   }
   return lines.join('\n');
 }

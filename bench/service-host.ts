@@ -98,6 +98,9 @@ interface SignerFigures {
   ready: number;
   subsetChecks: number;
   subsetCheckSeconds: number;
+  /** Fold-and-checks (final checks), and the worker tasks they ran in. */
+  checkJobs: number;
+  checkTasks: number;
 }
 
 /** The metrics' running totals (service/metrics.ts): the measured interval is their difference. */
@@ -111,7 +114,15 @@ async function signerFigures(s: Service): Promise<SignerFigures> {
     ready: inMessages + leftOut,
     subsetChecks: await value(s.metrics.subsetCheckSeconds, 'warpgate_subset_check_seconds_count'),
     subsetCheckSeconds: await value(s.metrics.subsetCheckSeconds, 'warpgate_subset_check_seconds_sum'),
+    ...(await checkTasks(s)),
   };
+}
+
+/** warpgate_bls_task_jobs for the final checks: jobs (its sum) and tasks (its count). */
+async function checkTasks(s: Service): Promise<{ checkJobs: number; checkTasks: number }> {
+  const values = (await s.metrics.blsTaskJobs.get()).values.filter((v) => v.labels.kind === 'foldAndCheck');
+  const pick = (name: string): number => values.find((v) => v.metricName === name)?.value ?? 0;
+  return { checkJobs: pick('warpgate_bls_task_jobs_sum'), checkTasks: pick('warpgate_bls_task_jobs_count') };
 }
 
 /** A counter's values added up by one of its labels (the others summed over). */
@@ -212,6 +223,8 @@ serveHost(
         ready: after.ready - m.signers.ready,
         subsetChecks: after.subsetChecks - m.signers.subsetChecks,
         subsetCheckSeconds: after.subsetCheckSeconds - m.signers.subsetCheckSeconds,
+        checkJobs: after.checkJobs - m.signers.checkJobs,
+        checkTasks: after.checkTasks - m.signers.checkTasks,
       };
       sample();
       m.loop.disable();

@@ -7,6 +7,7 @@
 // (warpgate_nodejs_eventloop_lag_seconds and friends).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AggregatorOptions } from '../aggregator/aggregator.js';
+import type { TaskTiming } from '../bls-pool/pool.js';
 import type { NodeCallEvent } from '../node/transport.js';
 import type { ProxyObservation } from '../proxy/index.js';
 import type { HttpMetrics } from '../server/routes/ops.js';
@@ -41,6 +42,7 @@ export class Metrics implements HttpMetrics {
   readonly messageSigners: Histogram<string>;
   readonly signersLeftOut: Counter<string>;
   readonly subsetCheckSeconds: Histogram<string>;
+  readonly blsTaskJobs: Histogram<'kind'>;
   readonly signatureCache: Counter<'result'>;
   readonly pchainSeconds: Histogram<'method'>;
   readonly pchainErrors: Counter<'method' | 'kind'>;
@@ -147,6 +149,13 @@ export class Metrics implements HttpMetrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers,
     });
+    this.blsTaskJobs = new Histogram({
+      name: 'warpgate_bls_task_jobs',
+      help: 'Jobs per BLS worker task by kind: folds, and final checks (foldAndCheck), of concurrent aggregations share a task while every thread is busy',
+      labelNames: ['kind'],
+      buckets: [1, 2, 4, 8, 16, 32, 64],
+      registers,
+    });
     this.signatureResponses = new Counter({ name: 'warpgate_signature_responses_total', help: 'Signature responses from peers by result', labelNames: ['result'], registers });
     this.signatureCache = new Counter({ name: 'warpgate_signature_cache_total', help: 'Signature cache lookups by result (hit: at least one signature cached)', labelNames: ['result'], registers });
     this.pchainSeconds = new Histogram({ name: 'warpgate_pchain_call_seconds', help: 'P-Chain JSON-RPC call latency by method', labelNames: ['method'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers });
@@ -201,6 +210,11 @@ export class Metrics implements HttpMetrics {
         this.lastTotalWeight.set(Number(e.totalWeight));
       }
     },
+  };
+
+  /** One task a BLS worker thread ran (the pool's observer). */
+  readonly blsTask = (t: TaskTiming): void => {
+    this.blsTaskJobs.observe({ kind: t.kind }, t.jobs);
   };
 
   /** One forwarded read request (the proxy's observer). */

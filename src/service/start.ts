@@ -89,7 +89,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const bls = loadBackend(config.bls.backend, { onFallback: (reason) => logger.warn({ reason }, 'blst could not load; using the pure-JS BLS backend') });
   // Before anything starts: a p2p identity file that cannot be used ends the start (a ConfigError).
   const p2pIdentity = p2pEnabled(config) ? loadP2PIdentity(config.p2p, bls) : undefined;
-  const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue });
+  const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue, events: { onTask: metrics.blsTask } });
   await pool.warm();
 
   const node = connectNode(config, metrics.nodeCall);

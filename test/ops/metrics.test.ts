@@ -113,6 +113,18 @@ describe('metrics', () => {
     expect((await scrape(devnet.info.url)).value('warpgate_worker_queue_depth')).toBe(0);
   });
 
+  it('BLS tasks are counted by kind with the jobs each held: an aggregation adds its fold-and-check', async () => {
+    const before = await scrape(devnet.info.url);
+    const signed = await postJson(aggregateUrl, { message: devnet.exampleMessageHex('bls tasks') });
+    expect(signed.status).toBe(201);
+    const m = await scrape(devnet.info.url);
+    // Every final check is a fold-and-check (a finalize is one with nothing new to fold).
+    const tasks = (s: typeof m) => s.sum('warpgate_bls_task_jobs_count', { kind: 'foldAndCheck' });
+    expect(tasks(m) - tasks(before)).toBeGreaterThanOrEqual(1);
+    // Jobs are never fewer than tasks: a task holds one job or more.
+    expect(m.sum('warpgate_bls_task_jobs_sum', {})).toBeGreaterThanOrEqual(m.sum('warpgate_bls_task_jobs_count', {}));
+  });
+
   it('event-loop lag is exported and shows a blocked loop', async () => {
     await scrape(devnet.info.url); // resets the lag histogram
     // After a reset the monitor needs one tick of its 10 ms timer before it measures delays again.
@@ -142,6 +154,7 @@ describe('metrics', () => {
       'warpgate_proxy_requests_total',
       'warpgate_proxy_upstream_seconds',
       'warpgate_worker_queue_depth',
+      'warpgate_bls_task_jobs',
       'warpgate_aggregations_in_flight',
       'warpgate_nodejs_eventloop_lag_seconds',
     ]) {
