@@ -96,9 +96,9 @@ export interface StrategyReport {
    */
   fewestSigners: { readyPerMessage: number; subsetChecks: number; subsetCheckMsMean: number };
   /**
-   * Final checks made in the fold that completes the target (foldAndCheck) and the worker tasks
-   * they ran in: more than one per task when concurrent aggregations' checks waited for a thread
-   * and were made together. Absent from files before that, and 0 for the floor.
+   * Final checks (every one a foldAndCheck job: with the fold that completes the target, or alone)
+   * and the worker tasks they ran in: more than one per task when concurrent aggregations' checks
+   * waited for a thread and were made together. Absent from files before that, and 0 for the floor.
    */
   finalChecks?: { checks: number; tasks: number };
   aggregations: number;

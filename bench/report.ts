@@ -182,7 +182,7 @@ export function markdownTable(r: BenchReport): string {
     if (checks && checks.tasks > 0) {
       lines.push(
         '',
-        `Final checks: \`warpgate\` made ${checks.checks} in the fold completing the target, in ${checks.tasks} worker tasks ` +
+        `Final checks: \`warpgate\` made ${checks.checks} in ${checks.tasks} worker tasks ` +
           `(${(checks.checks / checks.tasks).toFixed(2)} per task: the checks of aggregations that waited for a thread at the same time are made together).`,
       );
     }

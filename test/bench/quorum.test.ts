@@ -53,12 +53,17 @@ describe('npm run bench', () => {
     expect(stdout).toMatch(/^CPU per aggregation: `warpgate` \/ `floor` = [\d.]+x/m);
     expect(stdout).toMatch(/^Throughput: `warpgate` \/ `floor` = [\d.]+x/m);
     expect(stdout).toMatch(/^Fewest signers: `warpgate` put [\d.]+ signers per message of the [\d.]+ signatures ready at its final checks on the same runs/m);
+    expect(stdout).toMatch(/^Final checks: `warpgate` made \d+ in \d+ worker tasks/m);
 
     const report = JSON.parse(readFileSync(json, 'utf8')) as Record<string, any>;
     expect(report).toMatchObject({
       validators: 8, quorumPercentage: 67, runs: 3, backend: 'blst', concurrency: 2, weights: 'skewed',
       strategies: ['warpgate', 'warpgateAllSigners', 'perSignatureVerify', 'floor'],
     });
+    // Every aggregation ends in at least one final check; a task holds one or more.
+    expect(report.warpgate.finalChecks.checks).toBeGreaterThanOrEqual(report.warpgate.aggregations);
+    expect(report.warpgate.finalChecks.tasks).toBeGreaterThanOrEqual(1);
+    expect(report.warpgate.finalChecks.tasks).toBeLessThanOrEqual(report.warpgate.finalChecks.checks);
     // The derived figures are those of the strategies in this very report.
     expect(report.derived.cpuWarpgateOverFloor).toBeCloseTo(report.warpgate.cpuMsPerAggregation / report.floor.cpuMsPerAggregation, 1);
     expect(report.derived.overheadAboveFloorMs.p50).toBeCloseTo(report.warpgate.overheadMs.p50 - report.floor.overheadMs.p50, 1);

@@ -394,6 +394,12 @@ describe('report: the floor and the figures derived within one run', () => {
     expect(table).toMatch(/^Fewest signers: `warpgate` put 10\.0 signers .* `warpgateAllSigners` \(every signature ready/m);
   });
 
+  it('says how many final checks shared a worker task, when the file has the figure (older files do not)', () => {
+    const withChecks = markdownTable(benchReport({ warpgate: { ...warpgate, finalChecks: { checks: 640, tasks: 229 } }, floor }));
+    expect(withChecks).toMatch(/^Final checks: `warpgate` made 640 in 229 worker tasks \(2\.79 per task/m);
+    expect(markdownTable(benchReport({ warpgate, floor }))).not.toMatch(/Final checks/);
+  });
+
   it('a run of some strategies reports only those, and says nothing of the others', () => {
     const onlyWarpgate = markdownTable(benchReport({ warpgate }));
     expect(onlyWarpgate).not.toContain('`floor`');
