@@ -103,9 +103,10 @@ export interface FinalizeResult {
 }
 
 /**
- * A fold whose result is expected to complete the target, with the final check (of the result,
- * or of the fewest signers' sum alone) in the same task: one worker round trip instead of two.
- * The check runs only when every signature of the batch decoded; otherwise the caller decides anew.
+ * A fold with the final check (of the result, or of the fewest signers' sum alone) in the same
+ * task: for the fold expected to complete the target, one worker round trip instead of two; with
+ * nothing new to fold, a check of running sums alone. The check runs only when every signature of
+ * the batch decoded; otherwise the caller decides anew.
  */
 interface FoldAndCheckJob extends PackedFoldJob {
   message: Uint8Array;

@@ -71,11 +71,11 @@ function addUp(pks: PublicKey[], sigs: Signature[]): Sum {
 /**
  * The optimistic per-arrival step: each signature is only decoded (decompressed, or read in the
  * uncompressed form; on the curve, not infinity) and added to the running sum; its subgroup check
- * waits for the final check, made once on the aggregate (foldAndCheck). That is the check avalanchego makes of a signed message
- * (warp BitSetSignature.Verify parses only the aggregate, with bls.SignatureFromBytes:
- * Uncompress + SigValidate), and it costs ~25 µs per signature here instead of ~65 µs
- * (bench/bls-backends.ts), ~1.5 µs for the uncompressed form our own signers send (no square root
- * to take). A signature outside the subgroup makes the aggregate fail, and
+ * waits for the final check, made once on the aggregate (foldAndCheck). That is the check
+ * avalanchego makes of a signed message (warp BitSetSignature.Verify parses only the aggregate,
+ * with bls.SignatureFromBytes: Uncompress + SigValidate), and it costs ~25 µs per signature here
+ * instead of ~65 µs (bench/bls-backends.ts), ~1.5 µs for the uncompressed form our own signers
+ * send (no square root to take). A signature outside the subgroup makes the aggregate fail, and
  * bisection (findInvalid, which checks each signature as avalanchego accepts a signer's) names it.
  */
 function foldToSum(job: JobOf<'fold'>): { sum: Sum | null; rejected: number[] } {
@@ -110,10 +110,10 @@ function foldToSum(job: JobOf<'fold'>): { sum: Sum | null; rejected: number[] } 
   return { sum: sigs.length > 0 ? addUp(pks, sigs) : null, rejected };
 }
 
-const fold: Handler<'fold'> = (job) => {
-  const { sum, rejected } = foldToSum(job);
-  return { partial: sum ? bls.encodeSum(sum) : null, rejected };
-};
+/** A fold's sum as it travels back: encoded for the next task (encodeSum). */
+const asFoldResult = ({ sum, rejected }: { sum: Sum | null; rejected: number[] }): FoldResult => ({ partial: sum ? bls.encodeSum(sum) : null, rejected });
+
+const fold: Handler<'fold'> = (job) => asFoldResult(foldToSum(job));
 
 /** The sums of keys and signatures a fold accepted (so they decode), for a subset check. */
 function sumOfAccepted({ sigs, pks }: SignatureBatch): Sum {
@@ -143,8 +143,9 @@ function subsetSum(job: { sums: readonly Sum[]; add: SignatureBatch; remove: Sig
 
 /** A foldAndCheck job's fold, and the aggregate its check is about (none when something was rejected). */
 function foldForCheck(job: JobOf<'foldAndCheck'>): { folded: FoldResult; aggregate: Sum | null } {
-  const { sum, rejected } = foldToSum(job);
-  const folded = { partial: sum ? bls.encodeSum(sum) : null, rejected };
+  const summed = foldToSum(job);
+  const { sum, rejected } = summed;
+  const folded = asFoldResult(summed);
   if (sum === null || rejected.length > 0) return { folded, aggregate: null };
   // With a subset named, only the fewest signers' sum is checked: it alone goes into the message.
   // The rest is left unchecked, as answers held in reserve are; their validity proves nothing

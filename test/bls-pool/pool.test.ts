@@ -202,12 +202,21 @@ describe('folds from many aggregations at once', () => {
   });
 });
 
+/** A pool of its own that records every job's timing (its task's size), closed after `body`. */
+async function withTimedPool(body: (pool: BlsPool, timings: JobTiming[]) => Promise<void>): Promise<void> {
+  const timings: JobTiming[] = [];
+  const timed = new BlsPool({ backend: 'blst', threads: POOL_THREADS, events: { onJob: (t) => timings.push(t) } });
+  try {
+    await timed.warm();
+    await body(timed, timings);
+  } finally {
+    await timed.close();
+  }
+}
+
 describe('fold-and-checks from many aggregations at once', () => {
-  it('that wait for a thread are checked together; each gets its own answer, and a bad one fails alone', async () => {
-    const timings: JobTiming[] = [];
-    const batching = new BlsPool({ backend: 'blst', threads: POOL_THREADS, events: { onJob: (t) => timings.push(t) } });
-    try {
-      await batching.warm();
+  it('that wait for a thread are checked together; each gets its own answer, and a bad one fails alone', () =>
+    withTimedPool(async (batching, timings) => {
       // 24 aggregations of 6 signers each, each over its own message: two take the threads at
       // once, the rest wait for them and go out together.
       const cases = Array.from({ length: 24 }, (_, k) => {
@@ -237,18 +246,12 @@ describe('fold-and-checks from many aggregations at once', () => {
       const sizes = timings.filter((t) => t.kind === 'foldAndCheck').map((t) => t.batchSize);
       expect(sizes).toHaveLength(24);
       expect(Math.max(...sizes)).toBeGreaterThan(1);
-    } finally {
-      await batching.close();
-    }
-  });
+    }));
 });
 
 describe('finalize and subset checks from many aggregations at once', () => {
-  it('wait for a thread with the fold-and-checks and are checked together; a bad one fails alone and goes on to bisection', async () => {
-    const timings: JobTiming[] = [];
-    const batching = new BlsPool({ backend: 'blst', threads: POOL_THREADS, events: { onJob: (t) => timings.push(t) } });
-    try {
-      await batching.warm();
+  it('wait for a thread with the fold-and-checks and are checked together; a bad one fails alone and goes on to bisection', () =>
+    withTimedPool(async (batching, timings) => {
       const aggregations = await Promise.all(
         Array.from({ length: 12 }, async (_, k) => {
           const message = text(`finalize ${k}`);
@@ -275,10 +278,7 @@ describe('finalize and subset checks from many aggregations at once', () => {
       });
       const sizes = timings.filter((t) => t.kind === 'foldAndCheck').map((t) => t.batchSize);
       expect(Math.max(...sizes)).toBeGreaterThan(1);
-    } finally {
-      await batching.close();
-    }
-  });
+    }));
 });
 
 describe('a final check', () => {
