@@ -106,6 +106,11 @@ export const CONFIG_SCHEMA = z
       handshakesPerMinutePerIp: setting(int(0, 10_000_000), 60, 'connections a client address may open on peerPath per minute (0: no limit; past it 429)'),
       helloTimeoutMs: setting(int(100, 120_000), 3000, 'how long a signer that dialed in has to answer the challenge with its hello'),
     }),
+    peerPenalties: z.strictObject({
+      threshold: setting(int(1, 1000), 3, 'faults of one signer peer (invalid signatures, protocol violations; by BLS key, dialed or dialed in) within windowMs that disconnect it and refuse it for cooldownMs'),
+      windowMs: setting(int(1000, 86_400_000), 60_000, 'window in which a signer peer\'s faults are counted'),
+      cooldownMs: setting(int(0, 86_400_000), 300_000, 'how long a penalized signer peer is refused (and not redialled)'),
+    }),
     p2p: z.strictObject({
       enabled: setting(bool(), true, 'ask unmodified avalanchego validators for signatures over their own peer protocol (ACP-118), beside the signer peers; it runs whenever upstreams.node is set, which supplies the network ID, validator sets and addresses'),
       tlsCertFile: setting(optionalPath(), null, "staking certificate (PEM, avalanchego's staker.crt): warpgate's NodeID, for subnets that admit only allowedNodes (`warpgate keygen --staking`, `warpgate identity --tls-cert`); null: a new one each start. Replicas must not share one"),

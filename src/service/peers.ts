@@ -5,6 +5,7 @@ import type { BlsPool } from '../bls-pool/pool.js';
 import type { PeerAdmission } from '../peers/admission.js';
 import { PEER_AUTH_DST } from '../peers/auth.js';
 import { PeerPool } from '../peers/pool.js';
+import { DEFAULT_PENALTIES } from '../util/penalty-box.js';
 import type { Config } from '../config/config.js';
 
 export function createPeerPool(config: Config, pool: BlsPool, admission: PeerAdmission, onRefused: (reason: string) => void, logger: Logger): PeerPool {
@@ -20,6 +21,7 @@ export function createPeerPool(config: Config, pool: BlsPool, admission: PeerAdm
     maxPendingPerIp: config.peerAdmission.maxPendingPerIp,
     handshakesPerMinutePerIp: config.peerAdmission.handshakesPerMinutePerIp,
     helloTimeoutMs: config.peerAdmission.helloTimeoutMs,
+    penalties: { ...config.peerPenalties, maxTrackedKeys: DEFAULT_PENALTIES.maxTrackedKeys },
     logger: logger.child({ component: 'peers' }),
   });
   peers.on('refused', onRefused);

@@ -8,18 +8,18 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.js';
 import { AnswerTracker } from '../../src/service/answer-tracker.js';
-import { DEFAULT_PENALTIES } from '../../src/util/penalty-box.js';
 import type { StatusReport } from '../../src/server/status/report.js';
 import type { AskDone, PeerAnswer, PeerSource } from '../../src/aggregator/peer-source.js';
-import { postJson, request, scrape } from './helpers.js';
+import { postJson, request, scrape, waitFor } from './helpers.js';
 
 const API_KEY = 'status-page-must-not-show-this-key';
 let devnet: Devnet;
 let publicDevnet: Devnet;
+let strictDevnet: Devnet;
 
 beforeAll(async () => {
   const logger = pino({ level: 'silent' });
-  [devnet, publicDevnet] = await Promise.all([
+  [devnet, publicDevnet, strictDevnet] = await Promise.all([
     // Signer peers only: the checks below count signers (status over both transports: test/devnet/transports.test.ts).
     startDevnet({
       validators: 6,
@@ -27,14 +27,17 @@ beforeAll(async () => {
       transport: 'ws',
       port: 0,
       logger,
-      configOverrides: { 'status.recentAggregations': 2, 'status.refreshMs': 250, 'upstreams.apiKey': API_KEY, 'workers.threads': 1 },
+      // Penalties are counted, never enough to ban: the connection counts below stay whole.
+      configOverrides: { 'status.recentAggregations': 2, 'status.refreshMs': 250, 'upstreams.apiKey': API_KEY, 'workers.threads': 1, 'peerPenalties.threshold': 1000 },
     }),
     startDevnet({ validators: 2, port: 0, logger, configOverrides: { publicMode: true, 'workers.threads': 1 } }),
+    // One invalid signature bans a signer here.
+    startDevnet({ validators: 4, byzantine: 1, transport: 'ws', port: 0, logger, configOverrides: { 'status.refreshMs': 250, 'workers.threads': 1, 'peerPenalties.threshold': 1 } }),
   ]);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([devnet?.close(), publicDevnet?.close()]);
+  await Promise.all([devnet?.close(), publicDevnet?.close(), strictDevnet?.close()]);
 });
 
 /** The report once it reflects `total` aggregations (reports are shared for status.refreshMs). */
@@ -65,12 +68,10 @@ describe('GET /status.json', () => {
     // The byzantine signer has a penalty per invalid signature it sent, the others none. Its
     // invalid signature is checked at 100% for sure, at 67% only when it is among the signatures
     // the final check needs: the penalties shown are the invalid answers counted, at least one.
-    // Three within the window (both 67% aggregations checked it too) ban it: disconnected for a
-    // cooldown (peers/pool.ts penalize), which the connection counts then show.
+    // peerPenalties.threshold keeps it connected (the ban: the next test).
     const invalid = (await scrape(devnet.info.url)).sum('warpgate_signature_responses_total', { result: 'invalid' });
     expect(invalid).toBeGreaterThanOrEqual(1);
-    const banned = invalid >= DEFAULT_PENALTIES.threshold;
-    const connected = devnet.info.signers - (banned ? devnet.info.byzantine.length : 0);
+    const connected = devnet.info.signers;
     expect(report.peers).toEqual({ connected, byTransport: { websocket: connected } });
 
     // status.recentAggregations = 2: the newest two, newest first; the counts keep all three.
@@ -92,8 +93,7 @@ describe('GET /status.json', () => {
     expect([...weights].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))).toEqual(weights);
     const cheat = (v: { nodeIds: string[] }): boolean => devnet.info.byzantine.some((id) => v.nodeIds.includes(id));
     for (const v of subnet!.validators) {
-      const up = !(banned && cheat(v));
-      expect(v).toMatchObject({ connected: up, transport: up ? 'websocket' : null });
+      expect(v).toMatchObject({ connected: true, transport: 'websocket' });
       expect(v.lastAnswer?.result).toBe('signature');
     }
     expect(subnet!.validators.filter(cheat).map((v) => v.penalties)).toEqual([invalid]);
@@ -102,6 +102,25 @@ describe('GET /status.json', () => {
     expect(report.signatureCache).toMatchObject({ maxMessages: 10_000, maxSignatures: 200_000, misses: 3, hits: 0 });
     expect(report.signatureCache.signatures).toBeGreaterThan(0);
     expect(report.workers).toEqual({ threads: 1, queued: 0, maxQueue: 4096 });
+  });
+
+  it('with peerPenalties.threshold 1, one invalid signature disconnects the signer that sent it, and it stays away', async () => {
+    const url = `${strictDevnet.info.url}/v1/signatureAggregator/fuji/aggregateSignatures`;
+    // 100% needs every signature, so the byzantine one is checked, found bad and penalized.
+    expect((await postJson(url, { message: strictDevnet.exampleMessageHex('ban'), quorumPercentage: 100 })).status).toBe(503);
+    const signers = strictDevnet.info.signers;
+    const report = await waitFor('the cheating signer disconnected', async () => {
+      const res = await fetch(`${strictDevnet.info.url}/status.json`, { signal: AbortSignal.timeout(10_000) });
+      const r = (await res.json()) as StatusReport;
+      return r.peers.connected === signers - 1 ? r : undefined;
+    });
+    const cheat = (v: { nodeIds: string[] }): boolean => strictDevnet.info.byzantine.some((id) => v.nodeIds.includes(id));
+    const [subnet] = report.subnets;
+    expect(subnet!.validators.filter(cheat).map((v) => [v.connected, v.penalties])).toEqual([[false, 1]]);
+    expect(subnet!.validators.filter((v) => !cheat(v)).every((v) => v.connected && v.penalties === 0)).toBe(true);
+    // Refused for the cooldown (5 min by default): still away after another aggregation.
+    expect((await postJson(url, { message: strictDevnet.exampleMessageHex('after the ban') })).status).toBe(201);
+    expect((await scrape(strictDevnet.info.url)).value('warpgate_peers_connected', { transport: 'ws' })).toBe(signers - 1);
   });
 
   it('holds no secret and no client address', async () => {
