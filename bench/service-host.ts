@@ -51,8 +51,12 @@ export interface ServiceMeasurement {
   responses: Record<string, number>;
   /** Signature requests to validators during the measured interval by outcome (signature, refused, timeout, cancelled, failed), both transports added up. */
   requests: Record<string, number>;
-  /** Over the measured interval: signers in the signed messages, signatures ready at the final checks (the signers and those the fewest signers left out), and the fewest signers' own checks (count, seconds). */
-  signers: SignerFigures;
+  /**
+   * Over the measured interval: signers in the signed messages, signatures ready at the final
+   * checks (the signers and those the fewest signers left out), the fewest signers' own checks
+   * (count, seconds), and the final checks with the worker tasks they ran in.
+   */
+  totals: MetricTotals;
   /**
    * Each successful aggregation's timing by the service's own clock, ms: `ms` from the request
    * reaching the aggregator to its result, `signersInMs` from the first peer request until the
@@ -82,7 +86,7 @@ let measuring:
       sampler: NodeJS.Timeout;
       responses: Record<string, number>;
       requests: Record<string, number>;
-      signers: SignerFigures;
+      totals: MetricTotals;
       aggregations: { ms: number; signersInMs: number }[];
       rssAtStart: number;
       profile?: { session: Session; file: string };
@@ -93,20 +97,20 @@ let maxQueue = 0;
 let peakRss = 0;
 let peakHeap = 0;
 
-interface SignerFigures {
+interface MetricTotals extends Record<string, number> {
   inMessages: number;
   ready: number;
   subsetChecks: number;
   subsetCheckSeconds: number;
-  /** Fold-and-checks (final checks), and the worker tasks they ran in. */
+  /** Fold-and-checks (every final check), and the worker tasks they ran in. */
   checkJobs: number;
   checkTasks: number;
 }
 
 /** The metrics' running totals (service/metrics.ts): the measured interval is their difference. */
-async function signerFigures(s: Service): Promise<SignerFigures> {
-  const value = async (metric: { get(): Promise<{ values: { metricName?: string; value: number }[] }> }, name: string): Promise<number> =>
-    (await metric.get()).values.find((v) => v.metricName === name)?.value ?? 0;
+async function metricTotals(s: Service): Promise<MetricTotals> {
+  const value = async (metric: { get(): Promise<{ values: { metricName?: string; labels: Record<string, unknown>; value: number }[] }> }, name: string, kind?: string): Promise<number> =>
+    (await metric.get()).values.find((v) => v.metricName === name && (kind === undefined || v.labels.kind === kind))?.value ?? 0;
   const inMessages = await value(s.metrics.messageSigners, 'warpgate_message_signers_sum');
   const leftOut = (await s.metrics.signersLeftOut.get()).values[0]?.value ?? 0;
   return {
@@ -114,15 +118,9 @@ async function signerFigures(s: Service): Promise<SignerFigures> {
     ready: inMessages + leftOut,
     subsetChecks: await value(s.metrics.subsetCheckSeconds, 'warpgate_subset_check_seconds_count'),
     subsetCheckSeconds: await value(s.metrics.subsetCheckSeconds, 'warpgate_subset_check_seconds_sum'),
-    ...(await checkTasks(s)),
+    checkJobs: await value(s.metrics.blsTaskJobs, 'warpgate_bls_task_jobs_sum', 'foldAndCheck'),
+    checkTasks: await value(s.metrics.blsTaskJobs, 'warpgate_bls_task_jobs_count', 'foldAndCheck'),
   };
-}
-
-/** warpgate_bls_task_jobs for the final checks: jobs (its sum) and tasks (its count). */
-async function checkTasks(s: Service): Promise<{ checkJobs: number; checkTasks: number }> {
-  const values = (await s.metrics.blsTaskJobs.get()).values.filter((v) => v.labels.kind === 'foldAndCheck');
-  const pick = (name: string): number => values.find((v) => v.metricName === name)?.value ?? 0;
-  return { checkJobs: pick('warpgate_bls_task_jobs_sum'), checkTasks: pick('warpgate_bls_task_jobs_count') };
 }
 
 /** A counter's values added up by one of its labels (the others summed over). */
@@ -201,9 +199,9 @@ serveHost(
       const perf = req.perfDataFile ? await startPerfRecord(process.pid, req.perfDataFile) : undefined;
       const responses = await responseCounts(service);
       const requests = await requestCounts(service);
-      const signers = await signerFigures(service);
+      const totals = await metricTotals(service);
       const sampler = setInterval(() => sample(), SAMPLE_MS);
-      measuring = { cpu: process.cpuUsage(), mainThreadCpu: threadCpuMs(), startedAt: performance.now(), loop, sampler, responses, requests, signers, aggregations: [], rssAtStart: process.memoryUsage.rss(), profile, perf };
+      measuring = { cpu: process.cpuUsage(), mainThreadCpu: threadCpuMs(), startedAt: performance.now(), loop, sampler, responses, requests, totals, aggregations: [], rssAtStart: process.memoryUsage.rss(), profile, perf };
       return null;
     },
     'measure-stop': async (): Promise<ServiceMeasurement> => {
@@ -217,15 +215,7 @@ serveHost(
       clearInterval(m.sampler);
       const responses = countsSince(m.responses, await responseCounts(service!));
       const requests = countsSince(m.requests, await requestCounts(service!));
-      const after = await signerFigures(service!);
-      const signers: SignerFigures = {
-        inMessages: after.inMessages - m.signers.inMessages,
-        ready: after.ready - m.signers.ready,
-        subsetChecks: after.subsetChecks - m.signers.subsetChecks,
-        subsetCheckSeconds: after.subsetCheckSeconds - m.signers.subsetCheckSeconds,
-        checkJobs: after.checkJobs - m.signers.checkJobs,
-        checkTasks: after.checkTasks - m.signers.checkTasks,
-      };
+      const totals = countsSince(m.totals, await metricTotals(service!)) as MetricTotals;
       sample();
       m.loop.disable();
       let cpuProfileFile: string | undefined;
@@ -250,7 +240,7 @@ serveHost(
         rssTimeline: rssTimeline.read(),
         responses,
         requests,
-        signers,
+        totals,
         aggregations: m.aggregations,
         ...(cpuProfileFile ? { cpuProfileFile } : {}),
         ...(m.perf ? { perfDataFile: m.perf.file } : {}),

@@ -20,7 +20,7 @@
 // bad signatures can cancel out across it). When the subset's check fails, bisection over every
 // signature ready drops the bad ones (the left-out ones too) as after any failed check, and
 // collecting goes on. One pairing instead of the two a check of the whole and then of the subset
-// took (~0.6 against ~1.4 ms of CPU, bench/bls-backends.ts).
+// took (~0.6x their time: bench/bls-backends.ts, the fewest signers' rows).
 import type { FinalizeResult, FoldAndCheckResult, FoldResult, RunningSum } from '../bls-pool/messages.js';
 import type { BlsVerifier, FinalCheck, FoldAndCheckRequest } from '../bls-pool/verifier.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';

@@ -95,17 +95,13 @@ function resultOf<R>(outcome: Outcome<R> | undefined): R {
 const NO_SIGNATURES: SignatureBatch = { sigs: [], pks: [] };
 
 /**
- * A subset's check as a fold-and-check, whichever decompresses fewer signatures: the rest taken
- * away from the sums, or the subset's own signatures folded anew (each decoded before, so none is
- * rejected).
+ * The side of a subset of `all` that decompresses fewer signatures, as foldAndCheck takes it: the
+ * subset's own signatures, or the rest, to take away from the sums.
  */
-function subsetCheckJob(job: SubsetCheckJob, all: SignatureBatch): JobOf<'foldAndCheck'> {
-  const inSubset = new Set(job.subset);
+function smallerSide(all: SignatureBatch, positions: readonly number[]): NonNullable<FoldAndCheckRequest['subset']> {
+  const inSubset = new Set(positions);
   const pick = (keep: (i: number) => boolean): SignatureBatch => ({ sigs: all.sigs.filter((_, i) => keep(i)), pks: all.pks.filter((_, i) => keep(i)) });
-  const { message } = job;
-  return all.sigs.length - inSubset.size < inSubset.size
-    ? { ...packBatch(NO_SIGNATURES), base: job.parts, message, subset: { add: NO_SIGNATURES, remove: pick((i) => !inSubset.has(i)), fromResult: true } }
-    : { ...packBatch(pick((i) => inSubset.has(i))), message };
+  return all.sigs.length - inSubset.size < inSubset.size ? { leftOut: pick((i) => !inSubset.has(i)) } : { kept: pick((i) => inSubset.has(i)) };
 }
 
 /** The check a fold-and-check made of signatures already accepted (so none can be rejected). */
@@ -192,7 +188,7 @@ export class BlsPool implements BlsVerifier {
 
   /** A fold-and-check of nothing new: the parts' sum checked, with the checks waiting beside it. */
   async finalize(job: FinalizeJob): Promise<FinalizeResult> {
-    return checkOf(await this.checks.run({ ...packBatch(NO_SIGNATURES), base: job.parts, message: job.message }));
+    return checkOf(await this.foldAndCheck({ ...NO_SIGNATURES, base: job.parts, message: job.message }));
   }
 
   findInvalid(job: SameMessageBatch): Promise<number[]> {
@@ -207,7 +203,8 @@ export class BlsPool implements BlsVerifier {
 
   async subsetCheck(job: SubsetCheckJob): Promise<FinalCheck> {
     const all = job.signatures();
-    const checked = checkOf(await this.checks.run(subsetCheckJob(job, all)));
+    const subset = smallerSide(all, job.subset);
+    const checked = checkOf(await this.foldAndCheck({ ...NO_SIGNATURES, base: job.parts, message: job.message, subset }));
     if (checked.valid) return { valid: true, signature: checked.signature };
     return this.bisect(job.message, all);
   }

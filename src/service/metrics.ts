@@ -145,7 +145,7 @@ export class Metrics implements HttpMetrics {
     });
     this.subsetCheckSeconds = new Histogram({
       name: 'warpgate_subset_check_seconds',
-      help: 'Time to check the aggregate of the fewest signers (instead of every signature ready; in the fold completing the target, part of its task), per aggregation that needed it',
+      help: 'Wall time of the check of the fewest signers\' aggregate (instead of every signature ready), waiting for a worker thread and the checks made with it included; in the fold completing the target, from the start of its task\'s checks; per aggregation that needed it',
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers,
     });
