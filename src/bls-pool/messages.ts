@@ -148,8 +148,8 @@ interface Jobs {
   /**
    * fold, then the check of its result (or of the fewest signers' sum) in the same task; the
    * task's jobs checked together. Every final check is one: a finalize is one with nothing new to
-   * fold (the parts as `base`), a subset's check one that removes the rest from them or folds the
-   * subset's signatures anew.
+   * fold (the parts as `base`), a subset's check one that removes the rest from them or adds up
+   * the subset's own signatures.
    */
   foldAndCheck: { job: FoldAndCheckJob; result: FoldAndCheckResult };
   /** Bisection: positions of the signatures that do not verify, ascending. */
