@@ -221,7 +221,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         o.seed = value();
         break;
       case '--warmup':
-        o.warmup = integer(name, value(), 0, 1000);
+        o.warmup = integer(name, value(), 0, 100_000);
         break;
       case '--cpu-prof':
         o.cpuProfileDir = value();

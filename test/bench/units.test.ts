@@ -63,6 +63,8 @@ describe('bench flags', () => {
     expect(USAGE).toContain('--signature-cache-max');
     expect(USAGE).toContain('--workers');
     expect(USAGE).toContain('--io-shards');
+    // Steady state takes thousands of warm-ups (README "Warm-ups at the timed concurrency").
+    expect(parseArgs(['--warmup', '3000']).warmup).toBe(3000);
   });
 
   it.each([
@@ -101,6 +103,8 @@ describe('bench flags', () => {
     [['--transport', 'p2p', '--io-shards', '65'], '--io-shards'],
     // The WebSocket signers dial the service: there is nothing to shard.
     [['--io-shards', '2'], '--io-shards'],
+    [['--warmup', '100001'], '--warmup'],
+    [['--warmup', '-1'], '--warmup'],
     [['--runs'], '--runs'],
     [['--fast'], '--fast'],
   ])('refuses %j naming %s', (argv, flag) => {
