@@ -138,10 +138,10 @@ const responseCounts = (s: Service) => countsBy(s.metrics.signatureResponses, 'r
 const requestCounts = (s: Service) => countsBy(s.metrics.peerRequests, 'outcome');
 
 /** `after` − `before`, key by key (a counter's labels appear once first counted). */
-function countsSince(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+function countsSince<T extends Record<string, number>>(before: T, after: T): T {
   const since: Record<string, number> = {};
   for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) since[k] = (after[k] ?? 0) - (before[k] ?? 0);
-  return since;
+  return since as T;
 }
 
 let samples = 0;
@@ -215,7 +215,7 @@ serveHost(
       clearInterval(m.sampler);
       const responses = countsSince(m.responses, await responseCounts(service!));
       const requests = countsSince(m.requests, await requestCounts(service!));
-      const totals = countsSince(m.totals, await metricTotals(service!)) as MetricTotals;
+      const totals = countsSince(m.totals, await metricTotals(service!));
       sample();
       m.loop.disable();
       let cpuProfileFile: string | undefined;
