@@ -73,9 +73,11 @@ export function signatureAt(batch: PackedBatch, i: number): Uint8Array {
   return (slot[0]! & COMPRESSION_FLAG) !== 0 ? slot.subarray(0, SIGNATURE_LENGTH) : slot;
 }
 
-export function keyAt(batch: PackedBatch, i: number): Uint8Array {
-  return batch.pks.subarray(i * PACKED_KEY_BYTES, (i + 1) * PACKED_KEY_BYTES);
+/** Where the batch's key at `i` starts in its packed keys. */
+export function keyOffset(i: number): number {
+  return i * PACKED_KEY_BYTES;
 }
+
 
 /** A fold as a worker receives it. */
 export interface PackedFoldJob extends PackedBatch {

@@ -6,8 +6,9 @@ import { workerData } from 'node:worker_threads';
 import { isInfinityEncoding, signatureFromEitherForm } from '../bls/forms.js';
 import { loadBackend } from '../bls/index.js';
 import type { AggregateSet, PublicKey, Signature } from '../bls/types.js';
+import { ParsedKeys } from './parsed-keys.js';
 import {
-  keyAt,
+  keyOffset,
   preciseNow,
   signatureAt,
   type BlsWorkerData,
@@ -28,18 +29,8 @@ type Handler<K extends JobKind> = (job: JobOf<K>) => ResultOf<K>;
 const bls = loadBackend((workerData as Partial<BlsWorkerData> | undefined)?.backend ?? 'blst');
 
 const MAX_CACHED_KEYS = 20_000;
-const keyCache = new Map<string, PublicKey>();
-
-function publicKey(bytes: Uint8Array): PublicKey {
-  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-  let pk = keyCache.get(hex);
-  if (!pk) {
-    pk = bls.publicKeyFromBytes(bytes);
-    if (keyCache.size >= MAX_CACHED_KEYS) keyCache.delete(keyCache.keys().next().value as string);
-    keyCache.set(hex, pk);
-  }
-  return pk;
-}
+const keys = new ParsedKeys<PublicKey>((bytes) => bls.publicKeyFromBytes(bytes), MAX_CACHED_KEYS);
+const publicKey = (bytes: Uint8Array): PublicKey => keys.of(bytes);
 
 /** Either form (our own signers may send the uncompressed one), with signatureFromBytes's checks. */
 const parseSignature = (bytes: Uint8Array): Signature => signatureFromEitherForm(bls, bytes);
@@ -97,7 +88,7 @@ function foldToSum(job: JobOf<'fold'>): { sum: Sum | null; rejected: number[] } 
     const refused = new Set(summed.rejected);
     positions.forEach((i, p) => {
       if (refused.has(p)) rejected.push(i);
-      else pks.push(publicKey(keyAt(job, i)));
+      else pks.push(keys.at(job.pks, keyOffset(i)));
     });
     if (summed.sum) sigs.push(summed.sum);
   }

@@ -3,7 +3,7 @@
 // length its compression flag contradicts (or of another length) takes an all-zero slot that no
 // backend decodes.
 import { describe, expect, it } from 'vitest';
-import { keyAt, packBatch, signatureAt } from '../../src/bls-pool/messages.js';
+import { keyOffset, packBatch, signatureAt, type PackedBatch } from '../../src/bls-pool/messages.js';
 import { backends, blst, utf8 } from '../bls/helpers.js';
 import { secretKey } from './helpers.js';
 
@@ -20,6 +20,8 @@ const uncompressed = (fill: number): Uint8Array => {
   return out;
 };
 const key = (fill: number): Uint8Array => new Uint8Array(48).fill(fill);
+/** The batch's key at `i`, where the worker reads it. */
+const keyAt = (batch: PackedBatch, i: number): Uint8Array => batch.pks.subarray(keyOffset(i), keyOffset(i + 1));
 
 describe('packBatch', () => {
   it('keeps every signature and key at its position, in two buffers of their own', () => {
