@@ -78,7 +78,6 @@ export function keyOffset(i: number): number {
   return i * PACKED_KEY_BYTES;
 }
 
-
 /** A fold as a worker receives it. */
 export interface PackedFoldJob extends PackedBatch {
   base?: RunningSum[];

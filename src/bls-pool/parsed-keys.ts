@@ -5,7 +5,11 @@
 // the bytes and comparing them with the cached key's own.
 import { PUBLIC_KEY_LENGTH } from '../bls/constants.js';
 
-/** A 53-bit number from a compressed key's last seven bytes (pseudo-random x-coordinate bits): a safe integer, so a Map key without a string. */
+/**
+ * A 53-bit number from a compressed key's last seven bytes (pseudo-random x-coordinate bits): a
+ * safe integer, so a Map key without a string. Making a key that shares a given key's number
+ * takes ~2^53 tries, and a pair that shares one costs only a parse each time they take turns.
+ */
 function hashAt(buf: Uint8Array, offset: number): number {
   const end = offset + PUBLIC_KEY_LENGTH;
   const high = ((buf[end - 4]! << 24) | (buf[end - 3]! << 16) | (buf[end - 2]! << 8) | buf[end - 1]!) >>> 0;
