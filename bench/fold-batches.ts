@@ -2,7 +2,9 @@
 // aggregation's worth of signatures (560, about what 1,000 validators' 67% takes on the bench's
 // weights) in batches of N, each fold a task with the previous sum as its base, then makes the
 // final check; reported as CPU of the whole process (main thread and workers) per aggregation.
-// Behind verification.ts minimumFold.
+// Behind verification.ts minimumFold. Then, to split a task's cost from its hand-off: the whole
+// fold, and the fold with its final check, run in this thread by the worker's own code (no
+// hand-off), and a task that does nothing (`ping`) handed to a worker and back.
 //   node --import tsx bench/fold-batches.ts [--batches 560,64,32,16,8,4,2,1] [--repeats 20] [--uncompressed] [--json FILE]
 // --uncompressed: the 192-byte form warpgate's own signers send (peers/frames.ts), no square roots.
 import { writeFileSync } from 'node:fs';
@@ -10,6 +12,8 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadBackend } from '../src/bls/index.js';
 import { BlsPool } from '../src/bls-pool/pool.js';
+import { packBatch } from '../src/bls-pool/messages.js';
+import runWorkerTask from '../src/bls-pool/worker.js';
 import { round } from './stats.js';
 
 const SIGNATURES = 560;
@@ -71,6 +75,26 @@ for (const batch of batches) {
   const used = process.cpuUsage(cpu);
   rows.push({ batch, folds: Math.ceil(SIGNATURES / batch), cpuMsPerAggregation: round((used.user + used.system) / 1000 / repeats, 2), wallMsPerAggregation: round((performance.now() - started) / repeats, 2) });
 }
+
+/** CPU ms of this process per call of `work`, and wall ms, over `times` calls (after as many to warm up). */
+async function costOf(times: number, work: () => unknown): Promise<{ cpuMs: number; wallMs: number }> {
+  for (let i = 0; i < times; i++) await work();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < times; i++) await work();
+  const used = process.cpuUsage(cpu);
+  return { cpuMs: round((used.user + used.system) / 1000 / times, 3), wallMs: round((performance.now() - started) / times, 3) };
+}
+// The worker's code in this thread: what a task costs without its hand-off.
+const whole = { sigs, pks };
+const inThread = {
+  foldMs: (await costOf(repeats, () => runWorkerTask({ kind: 'fold', jobs: [packBatch(whole)] }))).cpuMs,
+  foldAndCheckMs: (await costOf(repeats, () => runWorkerTask({ kind: 'foldAndCheck', jobs: [{ ...packBatch(whole), message }] }))).cpuMs,
+};
+// A task that does nothing, to a worker and back: the hand-off alone, both threads. warm() sends
+// one to each thread at once.
+const warmed = await costOf(repeats * 50, () => pool.warm());
+const handOff = { cpuMs: round(warmed.cpuMs / pool.threads, 3), wallMs: warmed.wallMs };
 await pool.close();
 
 const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version, loadAverage1m: { before: loadBefore, after: loadavg()[0] ?? 0 } };
@@ -78,4 +102,6 @@ console.log(`${SIGNATURES} ${uncompressed ? 'uncompressed' : 'compressed'} signa
 console.log('| signatures per fold | folds | CPU ms / aggregation (all threads) | wall ms / aggregation |');
 console.log('|---:|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.batch} | ${r.folds} | ${r.cpuMsPerAggregation.toFixed(1)} | ${r.wallMsPerAggregation.toFixed(1)} |`);
-if (json) writeFileSync(json, `${JSON.stringify({ machine, signatures: SIGNATURES, form: uncompressed ? 'uncompressed' : 'compressed', repeats, rows }, null, 2)}\n`);
+console.log(`\nIn this thread, no hand-off: a fold of all ${SIGNATURES} ${inThread.foldMs.toFixed(2)} ms, with its final check ${inThread.foldAndCheckMs.toFixed(2)} ms of CPU`);
+console.log(`A task hand-off (an empty task to a worker and back, one to each of ${pool.threads} threads at once): ${handOff.cpuMs.toFixed(3)} ms of CPU each, both sides; ${handOff.wallMs.toFixed(3)} ms wall for the ${pool.threads}`);
+if (json) writeFileSync(json, `${JSON.stringify({ machine, signatures: SIGNATURES, form: uncompressed ? 'uncompressed' : 'compressed', repeats, rows, inThread, handOff }, null, 2)}\n`);

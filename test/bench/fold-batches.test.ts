@@ -32,6 +32,21 @@ describe('bench/fold-batches.ts', () => {
     for (const r of report.rows) expect(r.cpuMsPerAggregation).toBeGreaterThan(0);
   });
 
+  it('splits a task from its hand-off: the worker\'s code run in this thread, and an empty task to a worker and back', async () => {
+    const json = join(dir, 'split.json');
+    const { code, stdout, stderr } = await run(['--batches', '560', '--repeats', '1', '--uncompressed', '--json', json]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^In this thread, no hand-off: a fold of all 560 [\d.]+ ms, with its final check [\d.]+ ms of CPU$/m);
+    expect(stdout).toMatch(/^A task hand-off \(an empty task to a worker and back, one to each of 2 threads at once\): [\d.]+ ms of CPU each/m);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as { form: string; inThread: { foldMs: number; foldAndCheckMs: number }; handOff: { cpuMs: number; wallMs: number } };
+    expect(report.form).toBe('uncompressed');
+    // Timings only (one repeat is too few to compare them): each was measured and is positive.
+    expect(report.inThread.foldMs).toBeGreaterThan(0);
+    expect(report.inThread.foldAndCheckMs).toBeGreaterThan(0);
+    expect(report.handOff.cpuMs).toBeGreaterThan(0);
+    expect(report.handOff.wallMs).toBeGreaterThan(0);
+  });
+
   it.each([
     [['--batches', '0,8'], /--batches takes positive integers/],
     [['--repeats', 'two'], /--repeats takes a positive integer/],
