@@ -4,7 +4,7 @@
 #   docker run -p 8080:8080 warpgate                       # the embedded devnet, on 0.0.0.0:8080
 #   docker run -p 8080:8080 -v $PWD/config.json:/etc/warpgate/config.json:ro \
 #     -e WARPGATE_CONFIG=/etc/warpgate/config.json warpgate  # a real deployment
-# Any key can also be set with a WARPGATE_* environment variable (see the README's table).
+# Any key can also be set with a WARPGATE_* environment variable (see docs/configuration.md).
 # The health check asks GET /health on WARPGATE_PORT (8080 unless set): if a mounted config
 # moves the port, set WARPGATE_PORT to the same value.
 

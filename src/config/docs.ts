@@ -1,6 +1,6 @@
-// The README's configuration table, rendered from the config schema. A test checks that
-// README.md holds exactly this text, so a key added to the schema without documentation fails
-// the build.
+// The configuration table of docs/configuration.md, rendered from the config schema. A test
+// checks that docs/configuration.md holds exactly this text, so a key added to the schema
+// without documentation fails the build.
 // Regenerate with: node --import tsx -e "import('./src/config/docs.ts').then(m => console.log(m.renderConfigTable()))"
 import { SCHEMA, envName } from './schema.js';
 

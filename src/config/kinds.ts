@@ -1,14 +1,14 @@
 // The kinds of value a configuration key holds, as zod schemas whose problems read as the
 // operator-facing sentences the loader prints (`config: <key>: <why>`). Each kind also says how
-// the README's table names it and how a WARPGATE_* environment string is read as the JSON value
-// it would be in the file.
+// the configuration table (docs/configuration.md) names it and how a WARPGATE_* environment
+// string is read as the JSON value it would be in the file.
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseHostPort } from '../util/host-port.js';
 import { parseNodeId } from '../warp/cb58.js';
 import { cb58IdProblem } from './cb58-check.js';
 
-/** A value kind: its schema, its name in the README's type column, and its environment reading. */
+/** A value kind: its schema, its name in the configuration table's type column, and its environment reading. */
 export interface Kind<S extends z.ZodType> {
   schema: S;
   type: string;

@@ -1,7 +1,7 @@
 // Every configuration key in one zod schema: its kind, default and meaning. `Config` is the type
 // this schema produces, so the type and the checks cannot disagree. The loader (config.ts) checks
 // a config file, WARPGATE_* environment overrides and CLI overrides key by key against it;
-// config.example.json and the README's table are checked against it by a test.
+// config.example.json and docs/configuration.md's table are checked against it by a test.
 import { z } from 'zod';
 import {
   blsKeyList,
@@ -24,7 +24,7 @@ import {
   type Kind,
 } from './kinds.js';
 
-/** What the README's table and the loader know about one key besides its schema. */
+/** What the configuration table (docs/configuration.md) and the loader know about one key besides its schema. */
 interface SettingMeta {
   default: unknown;
   doc: string;
@@ -128,7 +128,7 @@ export const CONFIG_SCHEMA = z
       penaltyWindowMs: setting(int(1000, 86_400_000), 600_000, 'window in which penalty faults are counted'),
       penaltyCooldownMs: setting(int(0, 86_400_000), 600_000, 'how long a banned validator is not dialled'),
       discoveryIntervalMs: setting(int(1000, 3_600_000), 60_000, 'how often info.peers of upstreams.node is read for validator addresses'),
-      ioShards: setting(int(0, 64), 0, "worker threads that hold the validator connections (TLS, framing, compression, protobuf), each a slice of the validators; 0: the main thread holds them. For machines with idle cores: it takes the transport's work off the event loop that serves HTTP and decides quorum; each shard costs CPU for the hand-offs and ~80 MB at 1,000 validators, and gains nothing measurable on 2 cores (README Performance)"),
+      ioShards: setting(int(0, 64), 0, "worker threads that hold the validator connections (TLS, framing, compression, protobuf), each a slice of the validators; 0: the main thread holds them. For machines with idle cores: it takes the transport's work off the event loop that serves HTTP and decides quorum; each shard costs CPU for the hand-offs and ~80 MB at 1,000 validators, and gains nothing measurable on 2 cores (docs/performance.md)"),
     }),
     publicMode: setting(bool(), false, 'refuse node-specific methods as the public server does, and serve no status page (/, /status, /status.json answer 404)'),
     rateLimit: z.strictObject({
@@ -178,14 +178,14 @@ type LeafPaths<T> = {
 
 export type ConfigKey = LeafPaths<Config>;
 
-/** One key as the loader and the README see it. */
+/** One key as the loader and the configuration table see it. */
 interface Setting {
   /** Checks a value from the file or an override; its output is what Config holds. */
   schema: z.core.$ZodType;
   fromEnv: z.core.$ZodType<unknown, string>;
   default: unknown;
   doc: string;
-  /** The README's type column. */
+  /** The configuration table's type column. */
   type: string;
 }
 
@@ -199,7 +199,7 @@ function leaves(shape: z.core.$ZodShape, prefix: string): [string, Setting][] {
   });
 }
 
-/** Every key, in the schema's (and the README's) order. */
+/** Every key, in the schema's (and the configuration table's) order. */
 export const SCHEMA: Readonly<Record<ConfigKey, Setting>> = Object.fromEntries(leaves(CONFIG_SCHEMA.shape, '')) as Record<ConfigKey, Setting>;
 
 /** WARPGATE_ + the key path in SCREAMING_SNAKE: aggregation.deadlineMs → WARPGATE_AGGREGATION_DEADLINE_MS. */

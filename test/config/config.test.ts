@@ -1,5 +1,5 @@
 // The config loader: defaults, file, WARPGATE_* environment, CLI overrides, and one problem line
-// per bad key. config.example.json and the README's table are checked against SCHEMA here so
+// per bad key. config.example.json and docs/configuration.md's table are checked against SCHEMA here so
 // the three cannot drift apart.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +44,7 @@ function valueAt(config: Config, key: string): unknown {
 
 const SUBNET = 'XDiKeN1oE1chXBRarLUspZngsxeJVma5R3JBE92L67GRqdK6H';
 
-describe('config.example.json and the README', () => {
+describe('config.example.json and docs/configuration.md', () => {
   const examplePath = new URL('config.example.json', root);
   const example = JSON.parse(readFileSync(examplePath, 'utf8')) as Record<string, unknown>;
 
@@ -66,10 +66,10 @@ describe('config.example.json and the README', () => {
     expect(differs).toEqual(['destinations', 'peers', 'upstreams.dataApi', 'upstreams.metricsApi', 'upstreams.node']);
   });
 
-  it('the README holds the configuration table rendered from SCHEMA, one row per key', () => {
-    const readme = readFileSync(new URL('README.md', root), 'utf8');
+  it('docs/configuration.md holds the configuration table rendered from SCHEMA, one row per key', () => {
+    const readme = readFileSync(new URL('docs/configuration.md', root), 'utf8');
     const table = renderConfigTable();
-    expect(readme.includes(table), 'README.md lacks the current table: regenerate it with the command in src/config/docs.ts').toBe(true);
+    expect(readme.includes(table), 'docs/configuration.md lacks the current table: regenerate it with the command in src/config/docs.ts').toBe(true);
     for (const key of Object.keys(SCHEMA)) expect(table).toContain(`| \`${key}\` | \`${envName(key)}\` |`);
   });
 });
