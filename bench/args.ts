@@ -38,7 +38,7 @@ export interface BenchOptions {
   /**
    * Untimed aggregations per service process before the timed runs (JIT, caches, sockets). The
    * first strategy's also warm the validators' processes. 20: with 3, the first strategy's timed
-   * runs still paid for its BLS worker threads' and the validators' JIT (README "Performance").
+   * runs still paid for its BLS worker threads' and the validators' JIT (commit 05363a7).
    */
   warmup: number;
   /** Directory for V8 CPU profiles of the service processes (node --cpu-prof). */

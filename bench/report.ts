@@ -1,5 +1,5 @@
 // The benchmark's outputs besides the JSON: the markdown table (one row per strategy measured,
-// the figures the README quotes), the figures derived from two strategies of the same run, and
+// the figures the docs quote), the figures derived from two strategies of the same run, and
 // the latency CDF chart.
 import { cdfChart, timelineChart, type Series } from './chart.js';
 import type { BenchReport, StrategyReport } from './harness.js';
@@ -225,7 +225,7 @@ export function rssChartPath(jsonPath: string): string {
   return `${jsonPath.endsWith('.json') ? jsonPath.slice(0, -'.json'.length) : jsonPath}-rss.svg`;
 }
 
-/** The service's resident memory over the timed runs, one line per strategy measured, and the bound the README states. */
+/** The service's resident memory over the timed runs, one line per strategy measured, and the bound docs/performance.md states. */
 export function rssChartOf(r: BenchReport, boundMb?: number): string {
   const strategies = measured(r);
   if (strategies.length === 0) throw new RangeError('a chart needs at least one strategy measured');

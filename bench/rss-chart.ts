@@ -1,6 +1,6 @@
 // `node --import tsx bench/rss-chart.ts FILE.json [--bound-mb MB]`: the service's resident memory
 // over the timed runs of a quorum bench report (rssTimelineMb), one line per strategy, as
-// FILE-rss.svg next to it; with --bound-mb, the bound the README states as a dashed line.
+// FILE-rss.svg next to it; with --bound-mb, the bound docs/performance.md states as a dashed line.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { BenchArgsError, parseOrExit } from './args.js';
 import type { BenchReport } from './harness.js';

@@ -192,7 +192,7 @@ export class Collection {
 
   /**
    * Answers read in one pass of the event loop go to the workers together: fewer, larger tasks
-   * (handing a task to a worker costs ~0.1 ms of CPU). Measured with bench/quorum.ts, see README "Performance".
+   * (handing a task to a worker costs ~0.1 ms of CPU). Measured with bench/quorum.ts (commit 86f3a6b).
    */
   private stepSoon(): void {
     if (this.stepScheduled) return;

@@ -76,7 +76,7 @@ export type VerificationStrategy = (ctx: VerificationContext) => Verification;
  * (~0.09 ms, both threads together: bench/fold-batches.ts), and answers arrive a few at a time:
  * folding each turn's answers made ~40 folds per aggregation at 1,000 validators, this makes ~18.
  * The fold that completes the target takes what is still waiting (at most 31 more, ~22 µs each).
- * Measured: README "Performance".
+ * Measured with bench/quorum.ts and bench/fold-batches.ts (commit 189f7db).
  */
 export function minimumFold(validators: number): number {
   return Math.min(LARGEST_MINIMUM_FOLD, Math.max(1, Math.floor(validators / 32)));
@@ -89,7 +89,7 @@ const LARGEST_MINIMUM_FOLD = 32;
  * An uncompressed signature counts as this fraction of a compressed one towards a fold: it
  * decodes in ~1.5 µs instead of ~20 µs, so a fold of them waits for four times as many (128 at
  * 1,000 validators, ~5 folds per aggregation instead of ~18: 2.9 against 4.5 ms of CPU in
- * bench/fold-batches.ts --uncompressed, README "Fold size"), and the fold that completes the
+ * bench/fold-batches.ts --uncompressed, commit e8eb227), and the fold that completes the
  * target still decodes its at most 127 more in ~0.2 ms.
  */
 const UNCOMPRESSED_SHARE = 1 / 4;
@@ -100,8 +100,8 @@ const UNCOMPRESSED_SHARE = 1 / 4;
  * each); 127 uncompressed signatures left cost ~0.2 ms at any size of set, so when only
  * uncompressed ones wait, a fold waits for 128 of them (LARGEST_MINIMUM_FOLD's worth) whatever
  * the set: at 100 validators the ~70 answers a quorum needs then go to a worker once, with the
- * final check, instead of in ~6 folds of 12, each hand-off costing ~0.1 ms of CPU (README
- * "Fold size").
+ * final check, instead of in ~6 folds of 12, each hand-off costing ~0.1 ms of CPU (commit
+ * e8eb227).
  */
 function foldThreshold(ledger: SignatureLedger, minFold: number): number {
   return ledger.waitingUncompressed === ledger.waitingCount ? Math.max(minFold, LARGEST_MINIMUM_FOLD) : minFold;
@@ -156,7 +156,7 @@ class RunningSumVerification implements Verification {
    * weight accepted or in a check. The rest wait in reserve and are checked only if a check
    * fails: when answers arrive faster than the workers check them (1,000 validators), checking
    * ones that end up unused only delays the answer (measured: ~590 signatures checked per
-   * aggregation instead of ~350, median overhead 137 → ~60 ms under load; README "Performance").
+   * aggregation instead of ~350, median overhead 137 → ~60 ms under load; commit 86f3a6b).
    */
   startChecks(noMoreComing: boolean): void {
     const { ledger, pool, targetWeight } = this.ctx;

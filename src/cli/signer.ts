@@ -34,7 +34,7 @@ const USAGE = `usage: warpgate signer --key FILE (--listen PORT | --connect URL)
   --node URL                 let the validator's node decide and sign (warp_getMessageSignature);
                              a policy is then optional and checked first
 
-Limits (the defaults suit a signer serving a few services; see the README):
+Limits (the defaults suit a signer serving a few services; see docs/signer.md):
   --max-requests-per-second N       requests over all connections (bursts of 2N); default 1000
   --max-concurrent-requests N       requests being decided and signed at once; default 256
   --max-connections N               connections at once; default 64

@@ -45,7 +45,7 @@ export class P2PConnection {
   private readonly decoder: FrameDecoder;
   private readonly requestIds = new OddRequestIds();
   private readonly pending = new Map<number, PendingRequest>();
-  /** Request IDs given up on and not answered yet: a late answer is no fault, and removes its ID (kept, they filled the cap on every connection: README "Memory at 2,000 validators"). */
+  /** Request IDs given up on and not answered yet: a late answer is no fault, and removes its ID (kept, they filled the cap on every connection: docs/performance.md "Memory"). */
   private readonly expired = new Set<number>();
   private state: 'handshaking' | 'ready' | 'closed' = 'handshaking';
   private gotHandshake = false;

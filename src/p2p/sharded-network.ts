@@ -2,7 +2,7 @@
 // running a P2PNetwork over the validators whose NodeID hashes to it. On one event loop the
 // transport's own work (a TLS write per request, TLS reads, frames, zstd, protobuf, pings) kept
 // the main thread busy for the whole collection on a 16-core machine while its other cores sat
-// idle (README "On a quiet 16-core machine"); here that work runs on the shards' threads.
+// idle (commit cd6348f); here that work runs on the shards' threads.
 //
 // This class has P2PNetwork's API, so the service uses either (p2p.ioShards). What it keeps on the
 // main thread: which validators are connected (isConnected is synchronous, read per request), the

@@ -63,7 +63,7 @@ describe('bench flags', () => {
     expect(USAGE).toContain('--signature-cache-max');
     expect(USAGE).toContain('--workers');
     expect(USAGE).toContain('--io-shards');
-    // Steady state takes thousands of warm-ups (README "Warm-ups at the timed concurrency").
+    // Steady state takes thousands of warm-ups (docs/performance.md "How the bench measures").
     expect(parseArgs(['--warmup', '3000']).warmup).toBe(3000);
   });
 

@@ -5,7 +5,7 @@
 // Chromium on this machine the test says so and is skipped (CI installs one in .ci/run); it
 // installs nothing itself.
 //
-// The README's screenshot (docs/status-page.png) is this test's:
+// docs/operations.md's screenshot (docs/status-page.png) is this test's:
 //   STATUS_PAGE_SCREENSHOT=docs/status-page.png npx vitest run test/ops/status-page.test.ts
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
