@@ -1,0 +1,53 @@
+// Every shell command README.md and docs/*.md show in a ```sh block, in exactly one of two lists:
+// run by a test (that test names, in its own source, the short form it runs), or not run here,
+// with the reason. test/docs/commands.test.ts fails on a command in neither list, in both, or on
+// an entry no doc shows any more.
+//
+// A new doc's command: copy the key the failing test prints (the command as the docs show it,
+// continuation lines joined, comments dropped, whitespace collapsed) into one list below.
+
+export interface RunByTest {
+  /** The test file that runs the command, or a short form of it. */
+  test: string;
+  /** Text in that test's source that is the short form it runs (checked to be there). */
+  runs: string;
+}
+
+export const RUN_BY_TESTS: Record<string, RunByTest> = {
+  // npm start is `node bin/warpgate.js serve`; the test starts the same binary without a config.
+  'npm ci && npm start': { test: 'test/cli/serve-devnet.test.ts', runs: "startWarpgate(['serve', '--port', '0']" },
+  'curl -s -X POST http://127.0.0.1:8080/v1/signatureAggregator/fuji/aggregateSignatures -H \'content-type: application/json\' -d \'{"message":"0x…the unsigned Warp message the devnet printed…"}\'': {
+    test: 'test/cli/serve-devnet.test.ts',
+    runs: '/v1/signatureAggregator/fuji/aggregateSignatures`, { message }',
+  },
+  'curl -s -X POST http://127.0.0.1:8080/v1/signatureAggregator/fuji/aggregateSignatures -H \'content-type: application/json\' -d \'{"message":"0x…unsigned Warp message…","quorumPercentage":67}\'': {
+    test: 'test/cli/serve-devnet.test.ts',
+    runs: '/v1/signatureAggregator/fuji/aggregateSignatures`, { message }',
+  },
+  'curl -s -X POST {pchainUrl}/ext/devnet -H \'content-type: application/json\' -d \'{"jsonrpc":"2.0","id":1,"method":"devnet.advanceEpoch","params":{"pChainHeight":"136"}}\'': {
+    test: 'test/devnet/epochs.test.ts',
+    runs: "method: 'devnet.advanceEpoch', params: { pChainHeight:",
+  },
+  'warpgate keygen --staking /etc/warpgate': { test: 'test/cli/identity.test.ts', runs: "warpgate(['keygen', '--staking', dir])" },
+  'warpgate identity --tls-cert /etc/warpgate/staker.crt': { test: 'test/cli/identity.test.ts', runs: "'--tls-cert'" },
+  'cat > policy.json <<\'JSON\' { "networkId": 5, "allowedSourceChains": ["<cb58 ID of your chain>"], "confirmWithNode": "http://127.0.0.1:9650", "pchainNode": "http://127.0.0.1:9650" } JSON': {
+    test: 'test/signer/cli.test.ts',
+    runs: 'allowedSourceChains: [idToString(CHAIN_A)], confirmWithNode: node.url',
+  },
+  'warpgate signer --key ~/.avalanchego/staking/signer.key --policy policy.json --listen 9700 --host 0.0.0.0': {
+    test: 'test/signer/cli.test.ts',
+    runs: "start(['--key', keyPath, '--listen', '0', '--policy', policyPath])",
+  },
+  // The bench's usage line: the test runs a tiny network through the same npm entry.
+  'npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed] [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67] [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE] [--fan-out-extra PCT] [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--io-shards N] [--strategies warpgate,warpgateAllSigners,perSignatureVerify,floor] [--seed S] [--warmup 20] [--signer-processes 2] [--validators-nice 0-19] [--cpu-prof DIR] [--perf DIR]':
+    { test: 'test/bench/quorum.test.ts', runs: "packagePath('bench/quorum.ts')" },
+};
+
+const NO_DOCKER = 'needs a Docker engine, which the test machines lack; test/ops/docker.test.ts carries out the Dockerfile\'s stages without one and runs the image\'s ENTRYPOINT, CMD and HEALTHCHECK';
+
+export const NOT_RUN_HERE: Record<string, string> = {
+  'npm test': 'it is the test suite itself (CI runs it)',
+  'docker build -t warpgate .': NO_DOCKER,
+  'docker run -p 8080:8080 warpgate': NO_DOCKER,
+  'docker run -d --name warpgate -p 8080:8080 -v "$PWD/config.json:/etc/warpgate/config.json:ro" -e WARPGATE_CONFIG=/etc/warpgate/config.json -e WARPGATE_UPSTREAMS_API_KEY="$GLACIER_API_KEY" --stop-timeout 15 warpgate': NO_DOCKER,
+};
