@@ -34,6 +34,8 @@ interface ReadinessOptions {
   /** readiness.subnets: each cb58 ID as configured (`name`) and its bytes. */
   subnets: readonly { name: string; id: Uint8Array }[];
   quorumPercentage: number;
+  /** The set the service holds of a subnet, reading nothing (the validator directory's): what checkHeld() judges by. */
+  held?: (subnetId: Uint8Array) => CanonicalSet | undefined;
   /** Longest a metrics scrape waits for a validator set before using the last one it saw. */
   scrapeWaitMs?: number;
 }
@@ -44,7 +46,27 @@ export class Readiness {
 
   constructor(private readonly opts: ReadinessOptions) {}
 
-  async check(): Promise<ReadinessReport> {
+  /** /ready: the node answers, and each readiness.subnets set (read now, or the set cache's) has its quorum connected. */
+  check(): Promise<ReadinessReport> {
+    return this.evaluate((id) => this.opts.sets.get(id, 0));
+  }
+
+  /**
+   * The same judgement over the sets the service already holds (`held`), for the status page: a
+   * look reads no validator set, whoever looks and however often. A subnet whose set was never
+   * read is a reason, not a read.
+   */
+  checkHeld(): Promise<ReadinessReport> {
+    const held = this.opts.held;
+    if (!held) return this.check();
+    return this.evaluate(async (id) => {
+      const set = held(id);
+      if (!set) throw new Error('its validator set has not been read yet');
+      return set;
+    });
+  }
+
+  private async evaluate(setOf: (subnetId: Uint8Array) => Promise<CanonicalSet>): Promise<ReadinessReport> {
     const reasons: string[] = [];
     const subnets: SubnetStake[] = [];
     const peers = this.opts.describePeers ? { peers: this.opts.describePeers() } : {};
@@ -56,7 +78,7 @@ export class Readiness {
     }
     for (const { name, id } of this.opts.subnets) {
       try {
-        const set = await this.opts.sets.get(id, 0);
+        const set = await setOf(id);
         this.lastSets.set(name, set);
         const stake = this.stakeOf(name, set);
         subnets.push(stake);

@@ -117,6 +117,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     describePeers: () => ({ connected: routing.connectedCounts(), p2p: p2p ? p2p.stats() : 'disabled' }),
     subnets,
     quorumPercentage: config.readiness.quorumPercentage,
+    held: (id) => directory.heldSet(id),
   });
   const cache = new SignatureCache(config.signatureCache);
   const aggregator = new Aggregator({
@@ -158,8 +159,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const transports: StatusTransport[] = [{ name: 'websocket', connectedCount: () => peers.connectedKeys().length, isConnected: (v) => peers.isConnected(v.publicKeyHex) }];
   if (p2p) transports.push({ name: 'p2p', connectedCount: () => p2p.connectedCount(), isConnected: (v) => v.nodeIds.some((id) => p2p.isConnected(id)) });
   status.readLiveFrom({
-    readiness: () => readiness.check(),
-    sets,
+    readiness: () => readiness.checkHeld(),
+    heldSet: (id) => directory.heldSet(id),
     transports,
     answers,
     aggregationsInFlight: () => aggregator.active,
