@@ -23,3 +23,17 @@ export function cutPeerText(text: string, max: number = MAX_PEER_TEXT_CHARS): st
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return `${text.slice(0, end)}… (cut, ${text.length} characters)`;
 }
+
+/** The most of an offending value a 400's message quotes. */
+export const MAX_QUOTED_CHARS = 40;
+
+/**
+ * A value a client sent, quoted for an error message: as JSON (a body's value: "67", [1,2]), or
+ * text in single quotes (a URL's), and at most MAX_QUOTED_CHARS of it: a 200 KB bad field must
+ * not come back as a 200 KB answer.
+ */
+export function quoteValue(value: unknown, form: 'json' | 'text' = 'text'): string {
+  const text = form === 'json' || typeof value !== 'string' ? (JSON.stringify(value) ?? String(value)) : value;
+  const cut = text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS)}… (${text.length} characters)` : text;
+  return form === 'text' && typeof value === 'string' ? `'${cut}'` : cut;
+}
