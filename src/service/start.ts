@@ -95,7 +95,12 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue, events: { onTask: metrics.blsTask } });
   await pool.warm();
 
-  const node = connectNode(config, metrics.nodeCall);
+  // Readiness, built below, hears of every node call too: the status page judges the node by them.
+  let readiness: Readiness | undefined;
+  const node = connectNode(config, (e) => {
+    metrics.nodeCall(e);
+    readiness?.nodeCall(e);
+  });
   const { sets, admission, directory, stopRefresh, subnets } = openValidatorSets(config, node?.pchain ?? null, bls, logger);
   const peers = createPeerPool(config, pool, admission, metrics.peerRefused, logger);
   const p2p =
@@ -113,7 +118,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
         })
       : null;
   const routing = new SignerRouting(peers, p2p, directory, logger.child({ component: 'p2p' }), metrics.routingEvents);
-  const readiness = new Readiness({
+  readiness = new Readiness({
     node: node?.pchain ?? null,
     sets,
     peers: routing,
@@ -121,6 +126,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     subnets,
     quorumPercentage: config.readiness.quorumPercentage,
     held: (id) => directory.heldSet(id),
+    // Past two refreshes of readiness.subnets without a call, the status page asks the node itself.
+    nodeFreshMs: 2 * config.peerAdmission.setRefreshMs,
   });
   const cache = new SignatureCache(config.signatureCache);
   const aggregator = new Aggregator({

@@ -1,8 +1,8 @@
 // The status page reads nothing on anyone's behalf (issue 39, items 1 and 4). A service that serves
 // one subnet (aggregation.allowedSigningSubnets) refuses requests naming other subnets, given or
 // found by platform.validatedBy; after them, however often /status.json is viewed, the service
-// reads no validator set from the P-Chain, shows only the subnet it serves, and holds no set of a
-// refused subnet (so peer admission and the p2p dial list never learn its validators).
+// makes no P-Chain call at all, shows only the subnet it serves, and holds no set of a refused
+// subnet (so peer admission and the p2p dial list never learn its validators).
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,8 @@ beforeAll(async () => {
       'workers.threads': 1,
       'status.refreshMs': REFRESH_MS,
       'aggregation.allowedSigningSubnets': [subnet],
-      // The refresh of readiness.subnets stays out of the counted window.
+      // The refresh of readiness.subnets stays out of the counted window (its last call still
+      // counts as recent: within two refresh intervals).
       'peerAdmission.setRefreshMs': 3_600_000,
     },
   });
@@ -48,7 +49,7 @@ async function statusJson(): Promise<StatusReport> {
 }
 
 describe('GET /status.json after requests naming subnets the service does not serve', () => {
-  it('reads no validator set however often it is viewed, and shows only the subnet served', async () => {
+  it('costs no P-Chain call however often it is viewed, and shows only the subnet served', async () => {
     const url = `${devnet.info.url}/v1/signatureAggregator/fuji/aggregateSignatures`;
     const { genesis } = devnet;
     const named = Array.from({ length: 20 }, () => randomBytes(32));
@@ -69,10 +70,8 @@ describe('GET /status.json after requests naming subnets the service does not se
       // A fresh look each time (reports are shared within status.refreshMs).
       await new Promise((r) => setTimeout(r, REFRESH_MS + 20));
     }
-    const calls = devnet.node.calls.map((c) => c.method);
-    // The only call a look makes is the node's liveness probe, at most once per look.
-    expect(calls.filter((m) => m !== 'platform.getHeight')).toEqual([]);
-    expect(calls.length).toBeLessThanOrEqual(views);
+    // Not one P-Chain call: the sets shown are those held, the node is judged by the service's own recent calls.
+    expect(devnet.node.calls.map((c) => c.method)).toEqual([]);
 
     const served = idToString(genesis.subnetId);
     expect(report!.subnets.map((s) => s.subnetId)).toEqual([served]);
