@@ -199,7 +199,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   let metricsPort: number | undefined;
   try {
     port = await listen(server, config);
-    if (metricsServer) metricsPort = await listen(metricsServer, { ...config, host: config.metrics.host, port: config.metrics.port! });
+    if (metricsServer) metricsPort = await listen(metricsServer, { host: config.metrics.host, port: config.metrics.port!, keys: ['metrics.port', 'metrics.host'] });
     peers.start();
     // In the background: it waits for the node's network ID, however long the node takes.
     p2p?.start();

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import type { Request } from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { clientAddress } from '../../src/proxy/client-identity.js';
 import { hostNameOf } from '../../src/server/edge.js';
 import { GLACIER } from '../../src/server/dialects.js';
@@ -141,6 +141,17 @@ describe('publicMode', () => {
     expect(doc.text).not.toContain('/v1/peers');
     expect(Object.keys(JSON.parse(doc.text).paths)).not.toContain('/metrics');
     expect((await send(plain.port, '/openapi.json')).text).toContain('/v1/peers');
+  });
+});
+
+describe('metrics.port', () => {
+  it('in use ends the start with a ConfigError naming metrics.port', async () => {
+    const err = await start({ 'metrics.port': plain.port }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).message).toContain(`metrics.port: 127.0.0.1:${plain.port} is already in use (EADDRINUSE)`);
   });
 });
 
