@@ -131,7 +131,7 @@ export class StatusModel {
   private subnet(src: StatusSources, name: string, tracked: boolean): SubnetStatus {
     const base = { subnetId: name, tracked, quorumPercentage: this.opts.quorumPercentage };
     const set = src.heldSet(parseCb58Id(name));
-    if (!set) return { ...base, error: 'no validator set of this subnet is held yet', validators: [] };
+    if (!set) return { ...base, error: 'the service holds no validator set of this subnet now (the page reads none)', validators: [] };
     const rows = set.validators.map((v) => this.validator(src, v, set.totalWeight));
     let connected = 0n;
     for (const [i, v] of set.validators.entries()) if (rows[i]!.connected) connected += v.weight;

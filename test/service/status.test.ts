@@ -53,7 +53,7 @@ describe('StatusModel', () => {
   it('shows a subnet whose set the service does not hold with why, and the set once it is held', async () => {
     let held: CanonicalSet | undefined;
     const m = model({ sets: () => held, connected: ['k0'] });
-    expect((await m.report()).subnets[0]).toEqual({ subnetId: SUBNET_A, tracked: true, quorumPercentage: 67, error: 'no validator set of this subnet is held yet', validators: [] });
+    expect((await m.report()).subnets[0]).toEqual({ subnetId: SUBNET_A, tracked: true, quorumPercentage: 67, error: 'the service holds no validator set of this subnet now (the page reads none)', validators: [] });
     held = setOf([5n, 5n]);
     const [subnet] = (await m.report()).subnets;
     expect(subnet).not.toHaveProperty('error');
