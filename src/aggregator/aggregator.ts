@@ -84,7 +84,7 @@ export interface AggregationEvent {
   outcome: 'success' | 'quorum_not_reached' | 'error';
   /** From the aggregate() call to its result. */
   ms: number;
-  /** The signing subnet, once it was known. */
+  /** The signing subnet, once it was known and served (never one aggregation.allowedSigningSubnets refuses). */
   subnetId?: Uint8Array;
   /** Weights of a success or a quorum not reached (what had signed). */
   signedWeight?: bigint;
@@ -228,7 +228,7 @@ export class Aggregator {
     return work;
   }
 
-  /** `known` learns the signing subnet as soon as it is resolved (for the events of a failure). */
+  /** `known` learns the signing subnet once it is resolved and served (for the events of a failure). */
   private async run(req: AggregationRequest, deadline: Deadline, known: { subnetId?: Uint8Array }): Promise<AggregationResult> {
     const { signal } = deadline;
     // Whatever a ValidatorSets does with the signal, the aggregation stops waiting when it aborts.
@@ -245,9 +245,10 @@ export class Aggregator {
     const subnetId =
       req.signingSubnetId ??
       (await read('the signing subnet was being read from the P-Chain (platform.validatedBy)', () => this.defaultSubnet(req.message, signal)));
-    known.subnetId = subnetId;
-    // Before anything else is read or anyone asked.
+    // Before anything else is read or anyone asked. A refused subnet is not reported either: the
+    // events feed the status page, and a subnet the service does not serve has no place there.
     if (this.allowedSubnets && !this.allowedSubnets.has(bytesToHex(subnetId))) throw new SigningSubnetNotAllowedError(idToString(subnetId));
+    known.subnetId = subnetId;
     const destination = req.destinationBlockchainId ?? teleporterDestination(req.message) ?? undefined;
     const height = await read(this.heightPhase(req.pChainHeight, destination), () =>
       chooseSigningHeight(

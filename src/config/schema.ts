@@ -44,6 +44,15 @@ export const CONFIG_SCHEMA = z
   .strictObject({
     port: setting(int(0, 65535), 8080, 'HTTP listen port'),
     host: setting(string(hostProblem), '0.0.0.0', 'HTTP listen address'),
+    allowedHosts: setting(
+      stringList(),
+      [],
+      'host names or IP literals the Host header of an HTTP request must name (any port); others get 403 (empty: no check). Set it, with every name clients and probes use, when browsers on other origins can reach the service (DNS rebinding)',
+    ),
+    metrics: z.strictObject({
+      port: setting(optionalInt(0, 65535), null, 'serve /metrics on its own listener at metrics.host:metrics.port and not on the main port (null: on the main port, except in publicMode, where it is then not served; 0: an ephemeral port)'),
+      host: setting(string(hostProblem), '127.0.0.1', 'listen address of the metrics listener (metrics.port)'),
+    }),
     logLevel: setting(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', 'pino log level'),
     upstreams: z.strictObject({
       node: setting(optionalUrl({ credentials: false }), null, 'avalanchego node base URL; the P-Chain is at /ext/bc/P'),
@@ -99,7 +108,7 @@ export const CONFIG_SCHEMA = z
     peerAdmission: z.strictObject({
       mode: setting(oneOf(['validators', 'any']), 'validators', 'which signers may dial in on peerPath: validators admits only keys of the validator sets warpgate reads (readiness.subnets, kept current, and the sets aggregations read) or in allowedKeys, checked before the costly proof check; any admits every key (private networks only)'),
       allowedKeys: setting(blsKeyList(), [], 'BLS public keys (hex, 48 bytes) that may dial in whatever the validator sets say'),
-      setRefreshMs: setting(int(1000, 3_600_000), 30_000, 'how often the current validator sets of readiness.subnets are read for admission'),
+      setRefreshMs: setting(int(1000, 3_600_000), 30_000, 'how often the current validator sets of readiness.subnets are read (for admission, p2p connections and the status page)'),
       maxInboundPeers: setting(int(1, 100_000), 10_000, 'authenticated signers that dialed in, at most (past it refused); the signers in peers never count against it'),
       maxPendingHandshakes: setting(int(1, 100_000), 256, 'connections that dialed in and have not authenticated yet, at once (past it 503)'),
       maxPendingPerIp: setting(int(1, 100_000), 8, 'the same from one client address, an IPv6 client by its /64 (past it 429)'),
@@ -130,7 +139,11 @@ export const CONFIG_SCHEMA = z
       discoveryIntervalMs: setting(int(1000, 3_600_000), 60_000, 'how often info.peers of upstreams.node is read for validator addresses'),
       ioShards: setting(int(0, 64), 0, "worker threads that hold the validator connections (TLS, framing, compression, protobuf), each a slice of the validators; 0: the main thread holds them. For machines with idle cores: it takes the transport's work off the event loop that serves HTTP and decides quorum; each shard costs CPU for the hand-offs and ~80 MB at 1,000 validators, and gains nothing measurable on 2 cores (docs/performance.md)"),
     }),
-    publicMode: setting(bool(), false, 'refuse node-specific methods as the public server does, and serve no status page (/, /status, /status.json answer 404)'),
+    publicMode: setting(
+      bool(),
+      false,
+      'refuse node-specific methods as the public server does, serve no status page (/, /status, /status.json answer 404), /metrics only on metrics.port, /ready without its reasons and stakes, and /openapi.json without the peer path',
+    ),
     rateLimit: z.strictObject({
       requestsPerMinute: setting(int(0, 10_000_000), 600, 'per client IP without an API key (0: no limit)'),
       keyedRequestsPerMinute: setting(int(0, 10_000_000), 6000, 'per API key (0: no limit)'),

@@ -11,19 +11,31 @@
 //
 // AppError codes (network/p2p/error.go): -1 unexpected (also: unparseable SignatureRequest or
 // Warp message, a message from another chain or network, acp118/handler.go), -2 unregistered
-// handler, -3 not a validator, -4 throttled. Positive codes are the VM's verifier's: EVM
-// (graft/subnet-evm/warp/verifier_backend.go, graft/coreth/warp/verifier_backend.go) 1 = parse,
-// 2 = verify; the P-Chain's are listed in vms/platformvm/network/warp.go (1..17).
+// handler, -3 not a validator, -4 throttled. Positive codes are the VM's verifier's, and they
+// overlap: EVM (graft/subnet-evm/warp/verifier_backend.go, graft/coreth/warp/verifier_backend.go)
+// 1 = parse, 2 = verify; SAE's C-Chain (vms/saevm/cchain/warp/verifier.go) 1 = storage,
+// 2 = parse, 3 = unknown message, 4 = not accepted; the P-Chain's (vms/platformvm/network/warp.go)
+// 1..17, from "failed to parse addressed call" to "wrong weight".
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { SignatureRequestSchema, SignatureResponseSchema } from './gen/sdk/sdk_pb.js';
 import { SIGNATURE_REQUEST_HANDLER_ID } from './constants.js';
 import type { MessageBody } from './messages.js';
 import { P2PProtocolError } from './errors.js';
+import type { P2PAnswer } from './connection-types.js';
+import { cutPeerText } from '../util/peer-text.js';
 
 export const APP_ERROR = { unexpected: -1, unregisteredHandler: -2, notValidator: -3, throttled: -4 } as const;
 export const EVM_VERIFIER_ERROR = { parse: 1, verify: 2 } as const;
 
-/** A short name for an AppError code, for logs and metrics labels. */
+/** The highest VM verifier code avalanchego defines (the P-Chain's ErrWrongWeight, 17). */
+const MAX_VM_APP_ERROR_CODE = 17;
+
+/**
+ * A short name for an AppError code, for logs and metrics labels, from a fixed set: the four p2p
+ * codes by name, the VM verifiers' codes as `vm-1` … `vm-17` (which VM's meaning depends on the
+ * chain asked), and `other` for any code no avalanchego VM sends. A validator chooses the code:
+ * a name per code would let one grow the metrics and the log limiter's keys without bound.
+ */
 export function appErrorName(code: number): string {
   switch (code) {
     case -1:
@@ -35,8 +47,16 @@ export function appErrorName(code: number): string {
     case -4:
       return 'throttled';
     default:
-      return code > 0 ? `vm-${code}` : `p2p-${code}`;
+      return Number.isInteger(code) && code >= 1 && code <= MAX_VM_APP_ERROR_CODE ? `vm-${code}` : 'other';
   }
+}
+
+/**
+ * An AppError as the answer to a request: a refusal with its code and the peer's message, cut
+ * where it enters (a megabyte message costs a few bytes on the wire, zstd).
+ */
+export function appErrorAnswer(e: { errorCode: number; errorMessage: string }): P2PAnswer {
+  return { kind: 'refused', code: e.errorCode, reason: cutPeerText(e.errorMessage) };
 }
 
 export function encodeUvarint(value: number): Uint8Array {

@@ -15,12 +15,13 @@ import { PendingRequest } from './pending-request.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
-import { appRequestFrame, decodeSignatureResponse, OddRequestIds, signatureAppRequest } from './acp118.js';
+import { appErrorAnswer, appRequestFrame, decodeSignatureResponse, OddRequestIds, signatureAppRequest } from './acp118.js';
 import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
 import { ourHandshake } from './local-side.js';
 import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S } from './constants.js';
 import type { ConnectionLimits, DiscoveredPeer, InboundAppRequest, LocalSide, P2PAnswer, SignatureRequestInput } from './connection-types.js';
 import { readPeerList } from './peer-list.js';
+import { cutPeerText } from '../util/peer-text.js';
 import type { StakingCertificate } from './staking-certificate.js';
 
 export { type CloseReason } from './errors.js';
@@ -171,6 +172,7 @@ export class P2PConnection {
   close(reason: CloseReason, failure: RequestFailure = 'disconnected'): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    reason = { ...reason, detail: cutPeerText(reason.detail) }; // it may quote the peer, and is logged
     this.closeReason = reason;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -279,9 +281,7 @@ export class P2PConnection {
           p.done(undefined, { kind: 'signature', signature });
         });
       case 'appError':
-        return this.settle(m.value.chainId, m.value.requestId, (p) =>
-          p.done(undefined, { kind: 'refused', code: m.value.errorCode, reason: m.value.errorMessage }),
-        );
+        return this.settle(m.value.chainId, m.value.requestId, (p) => p.done(undefined, appErrorAnswer(m.value)));
       default:
         // AppGossip and the rest: not used by warpgate.
         return;

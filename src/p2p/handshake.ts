@@ -17,6 +17,10 @@ import { parseBloomFilter } from './bloom.js';
 import { ipFromWireBytes, unsignedIpBytes, verifyIpBlsSignature, verifyIpTlsSignature } from './signed-ip.js';
 import { formatVersion, isCompatible, type ClientVersion } from './version.js';
 import type { StakingCertificate } from './staking-certificate.js';
+import { cutPeerText } from '../util/peer-text.js';
+
+/** A peer's client name is kept to this many characters (it reaches logs and refusal details). */
+const MAX_CLIENT_NAME_CHARS = 64;
 
 export interface SignedIp {
   /** 4 or 16 bytes, as sent. */
@@ -96,7 +100,8 @@ export function checkPeerHandshake(hs: Handshake, c: HandshakeCheck): PeerHandsh
   const skew = Math.abs(Number(hs.myTime) - Math.floor(c.nowSeconds));
   if (skew > maxSkew) refuse('myTime', `clocks differ by ${skew} s (more than ${maxSkew} s)`);
   const version: ClientVersion = {
-    name: hs.client?.name ?? '',
+    // The peer's to choose, and logged with a refusal: cut (avalanchego's own is 'avalanchego').
+    name: cutPeerText(hs.client?.name ?? '', MAX_CLIENT_NAME_CHARS),
     major: hs.client?.major ?? 0,
     minor: hs.client?.minor ?? 0,
     patch: hs.client?.patch ?? 0,

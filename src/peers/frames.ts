@@ -5,6 +5,7 @@
 // strict; anything a side cannot accept becomes a ProtocolError that carries the WebSocket close
 // code and reason to end the connection with.
 import { SIGNATURE_LENGTH, SIGNATURE_UNCOMPRESSED_LENGTH } from '../bls/constants.js';
+import { cutPeerText } from '../util/peer-text.js';
 
 const PROTOCOL_VERSION = 1;
 
@@ -123,7 +124,7 @@ export function decodeFrame(
   }
   const obj = parsed as Record<string, unknown>;
   if (obj.v !== PROTOCOL_VERSION) {
-    throw new ProtocolError(CloseCode.badVersion, `unsupported protocol version ${JSON.stringify(obj.v) ?? 'missing'}, this side speaks ${PROTOCOL_VERSION}`);
+    throw new ProtocolError(CloseCode.badVersion, `unsupported protocol version ${cutPeerText(JSON.stringify(obj.v) ?? 'missing', 40)}, this side speaks ${PROTOCOL_VERSION}`);
   }
   const type = obj.type;
   if (typeof type !== 'string') throw new ProtocolError(CloseCode.malformed, `field 'type' must be a string`);

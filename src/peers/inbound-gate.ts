@@ -4,7 +4,7 @@
 // whole) a token bucket bounds the upgrades per minute and a counter bounds the connections in
 // the handshake at once; a global counter bounds all of them. A slot is held from the upgrade
 // until the connection authenticates or closes. Connections the service dials are not gated.
-import { isIPv6 } from 'node:net';
+import { addressGroup } from '../util/address-group.js';
 import { RateLimiter } from '../util/rate-limit.js';
 
 interface InboundGateOptions {
@@ -24,32 +24,6 @@ export type RefusalKind = 'rate' | 'pending-per-ip' | 'pending';
 type GateVerdict =
   | { ok: true; release(): void }
   | { ok: false; kind: RefusalKind; status: 429 | 503; reason: string; retryAfterSeconds: number };
-
-/** The key an address is counted under: IPv4 as is (also when IPv4-mapped), IPv6 by its /64. */
-export function addressGroup(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  if (!isIPv6(address)) return address;
-  const groups = ipv6Groups(address.split('%')[0]!);
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of a valid IPv6 address. */
-function ipv6Groups(address: string): number[] {
-  const parse = (part: string): number[] =>
-    part === ''
-      ? []
-      : part.split(':').flatMap((g) => {
-          if (!g.includes('.')) return [Number.parseInt(g, 16)];
-          const [a = 0, b = 0, c = 0, d = 0] = g.split('.').map(Number);
-          return [(a << 8) | b, (c << 8) | d];
-        });
-  const gap = address.indexOf('::');
-  if (gap < 0) return parse(address);
-  const left = parse(address.slice(0, gap));
-  const right = parse(address.slice(gap + 2));
-  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
-}
 
 export class InboundGate {
   private readonly perIp = new Map<string, number>();

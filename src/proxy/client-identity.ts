@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
+import { addressGroup } from '../util/address-group.js';
 
 /**
  * Request headers forwarded upstream. An allow-list: hop-by-hop headers (connection, keep-alive,
@@ -26,9 +27,13 @@ export function clientApiKey(req: IncomingMessage): string | undefined {
   return header(req, API_KEY_HEADER) ?? header(req, SEED_API_KEY_HEADER);
 }
 
-/** The client's address as express sees it (honours the app's `trust proxy` setting). */
+/**
+ * The client's address as the rate limits count it (honours the app's `trust proxy` setting): an
+ * IPv4 address as is, an IPv6 one by its /64 (addressGroup).
+ */
 export function clientAddress(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const address = req.ip ?? req.socket.remoteAddress;
+  return address === undefined ? 'unknown' : addressGroup(address);
 }
 
 /** A short one-way name for a key, safe to keep in memory maps and to compare. */

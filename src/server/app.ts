@@ -1,4 +1,4 @@
-// The express app: request logging and counting, CORS, then the routes (ops, aggregation, the
+// The express app: request logging, the security headers and the Host check (edge.ts), counting, CORS, then the routes (ops, aggregation, the
 // forwarded read endpoints), a 404 for the rest, and errors thrown before a route's own handler
 // (body parsing) answered in the request's dialect. Errors never leak a stack (errors.ts).
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -13,6 +13,8 @@ import { mountOpsRoutes, type HttpMetrics, type ReadinessCheck } from './routes/
 import { mountStatusRoutes, type StatusSource } from './routes/status.js';
 import { mountOpenApiRoute } from './routes/openapi.js';
 import { PACKAGE_VERSION } from '../util/package-info.js';
+import { cutPeerText, MAX_QUOTED_CHARS } from '../util/peer-text.js';
+import { hostCheck, setSecurityHeaders } from './edge.js';
 
 interface AppDeps extends AggregationRouteDeps {
   metrics: HttpMetrics;
@@ -59,6 +61,11 @@ function cors(origins: Config['cors']['origins']) {
   };
 }
 
+/** /metrics on the main port: unless metrics.port gives it its own listener, or publicMode keeps it off the public port. */
+function metricsOnMainPort(config: Pick<Config, 'metrics' | 'publicMode'>): boolean {
+  return config.metrics.port === null && !config.publicMode;
+}
+
 export function createApp(deps: AppDeps): express.Express {
   const { config, metrics, logger } = deps;
   const app = express();
@@ -66,6 +73,11 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', false);
 
   app.use(requestLogger(logger));
+  app.use((_req, res, next) => {
+    setSecurityHeaders(res);
+    next();
+  });
+  if (config.allowedHosts.length > 0) app.use(hostCheck(config.allowedHosts));
   app.use((req, res, next) => {
     res.on('finish', () => {
       const route = (req.route as { path?: string } | undefined)?.path ?? (res.statusCode === 404 ? 'unmatched' : 'forwarded');
@@ -75,14 +87,16 @@ export function createApp(deps: AppDeps): express.Express {
   });
   if (config.cors.origins.length > 0) app.use(cors(config.cors.origins));
 
-  mountOpsRoutes(app, deps);
+  const metricsHere = metricsOnMainPort(config);
+  mountOpsRoutes(app, { metrics, readiness: deps.readiness, metricsHere, publicReadiness: config.publicMode });
   mountStatusRoutes(app, deps.status);
-  mountOpenApiRoute(app, { version: PACKAGE_VERSION, statusPage: deps.status !== undefined, peerPath: config.peerPath });
+  // publicMode: the document does not point at the signers' door.
+  mountOpenApiRoute(app, { version: PACKAGE_VERSION, statusPage: deps.status !== undefined, metrics: metricsHere, peerPath: config.publicMode ? undefined : config.peerPath });
   mountAggregationRoutes(app, deps);
   if (deps.proxyRouter) app.use(deps.proxyRouter);
 
   app.use((req, res) => {
-    res.status(404).json(GLACIER.errorBody(404, `no route for ${req.method} ${req.path}`));
+    res.status(404).json(GLACIER.errorBody(404, `no route for ${req.method} ${cutPeerText(req.path, MAX_QUOTED_CHARS)}`));
   });
   // Errors thrown before a route's own handler (body parsing: malformed JSON, 413).
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

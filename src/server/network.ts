@@ -2,6 +2,7 @@
 // and whether this service can serve a message's network at all.
 import { untilAborted } from '../util/abortable.js';
 import { BadRequestError } from './errors.js';
+import { quoteValue } from '../util/peer-text.js';
 
 // A Map, not an object literal: a path value such as `constructor` or `__proto__` must name no
 // network rather than an inherited property of Object.prototype.
@@ -17,7 +18,7 @@ export const NETWORK_NAMES: readonly string[] = [...NETWORK_IDS.keys()];
 /** The network ID a `{network}` path value names; anything else is a 400. */
 export function requireNetwork(network: string): number {
   const id = NETWORK_IDS.get(network);
-  if (id === undefined) throw new BadRequestError('network', `must be mainnet, fuji or testnet, got '${network}'`);
+  if (id === undefined) throw new BadRequestError('network', `must be mainnet, fuji or testnet, got ${quoteValue(network)}`);
   return id;
 }
 

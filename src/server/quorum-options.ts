@@ -6,6 +6,7 @@ import { parseId } from '../warp/cb58.js';
 import { WarpFormatError } from '../warp/errors.js';
 import { DEFAULT_QUORUM_PERCENTAGE } from '../validators/quorum.js';
 import { BadRequestError, parseField } from './errors.js';
+import { cutPeerText, MAX_QUOTED_CHARS, quoteValue } from '../util/peer-text.js';
 import type { FieldNames } from './dialects.js';
 
 export interface QuorumOptions {
@@ -36,7 +37,7 @@ export function bodyFields(body: Record<string, unknown>): FieldSource {
     integer(name) {
       const v = body[name];
       if (v === undefined || v === null) return undefined;
-      if (typeof v !== 'number' || !Number.isInteger(v)) throw new BadRequestError(name, `must be an integer, got ${JSON.stringify(v)}`);
+      if (typeof v !== 'number' || !Number.isInteger(v)) throw new BadRequestError(name, `must be an integer, got ${quoteValue(v, 'json')}`);
       return { value: v, text: String(v) };
     },
     id(name) {
@@ -61,8 +62,9 @@ export function queryFields(query: Record<string, unknown>): FieldSource {
     integer(name) {
       const text = single(name);
       if (text === undefined) return undefined;
-      if (!/^-?\d+$/.test(text)) throw new BadRequestError(name, `must be an integer, got '${text}'`);
-      return { value: Number(text), text };
+      if (!/^-?\d+$/.test(text)) throw new BadRequestError(name, `must be an integer, got ${quoteValue(text)}`);
+      // Digits only, but as many as the URL holds: messages quote a short prefix.
+      return { value: Number(text), text: cutPeerText(text, MAX_QUOTED_CHARS) };
     },
     id(name) {
       const text = single(name);

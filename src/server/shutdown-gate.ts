@@ -4,6 +4,7 @@
 // clients of in-flight requests to close their connection after the answer.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { dialectOfPath } from './dialects.js';
+import { SECURITY_HEADERS } from './edge.js';
 
 export class ShutdownGate {
   private readonly open = new Set<ServerResponse>();
@@ -58,7 +59,7 @@ export class ShutdownGate {
 function refuse(req: IncomingMessage, res: ServerResponse): void {
   const message = 'the service is shutting down; retry on another instance';
   const body = JSON.stringify(dialectOfPath((req.url ?? '').split('?')[0]!).errorBody(503, message));
-  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close', 'retry-after': '1' });
+  res.writeHead(503, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close', 'retry-after': '1' });
   res.end(body);
   // The request body (if any) is not read; drop it so the socket can close.
   req.resume();

@@ -27,28 +27,36 @@ export function createHttpServer(config: Config, app: RequestListener): { server
  * A listen failure the configuration caused (a port in use or privileged, a host that is not an
  * address of this machine or does not resolve) as the ConfigError it is; anything else as is.
  */
-function listenProblem(err: unknown, config: Config): unknown {
+function listenProblem(err: unknown, config: ListenAt): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const at = `${config.host}:${config.port}`;
+  const [portKey, hostKey] = config.keys ?? ['port', 'host'];
   switch (code) {
     case 'EADDRINUSE':
-      return new ConfigError([`port: ${at} is already in use (EADDRINUSE)`]);
+      return new ConfigError([`${portKey}: ${at} is already in use (EADDRINUSE)`]);
     case 'EACCES':
-      return new ConfigError([`port: this process may not listen on ${at} (EACCES; ports below 1024 need privileges)`]);
+      return new ConfigError([`${portKey}: this process may not listen on ${at} (EACCES; ports below 1024 need privileges)`]);
     case 'EADDRNOTAVAIL':
-      return new ConfigError([`host: '${config.host}' is not an address of this machine (EADDRNOTAVAIL)`]);
+      return new ConfigError([`${hostKey}: '${config.host}' is not an address of this machine (EADDRNOTAVAIL)`]);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EAI_FAIL':
     case 'EAI_NONAME':
-      return new ConfigError([`host: '${config.host}' does not resolve to an address (${code})`]);
+      return new ConfigError([`${hostKey}: '${config.host}' does not resolve to an address (${code})`]);
     default:
       return err;
   }
 }
 
+/** Where to listen, and the config keys that said so (for the ConfigError of a failure): port and host unless given. */
+interface ListenAt {
+  host: string;
+  port: number;
+  keys?: [port: string, host: string];
+}
+
 /** Listens on config.host:config.port and answers the port bound (config.port 0: an ephemeral one). */
-export async function listen(server: Server, config: Config): Promise<number> {
+export async function listen(server: Server, config: ListenAt): Promise<number> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

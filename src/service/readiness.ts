@@ -6,6 +6,7 @@
 import { quorumReached } from '../validators/quorum.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import type { ValidatorSets } from '../aggregator/aggregator.js';
+import type { NodeCallEvent } from '../node/transport.js';
 
 interface SubnetStake {
   subnetId: string;
@@ -34,6 +35,13 @@ interface ReadinessOptions {
   /** readiness.subnets: each cb58 ID as configured (`name`) and its bytes. */
   subnets: readonly { name: string; id: Uint8Array }[];
   quorumPercentage: number;
+  /**
+   * How recent the service's own last call to the node must be for checkHeld() to judge the node
+   * by it instead of asking (platform.getHeight). Default 60 s.
+   */
+  nodeFreshMs?: number;
+  /** The set the service holds of a subnet, reading nothing (the validator directory's): what checkHeld() judges by. */
+  held?: (subnetId: Uint8Array) => CanonicalSet | undefined;
   /** Longest a metrics scrape waits for a validator set before using the last one it saw. */
   scrapeWaitMs?: number;
 }
@@ -41,22 +49,59 @@ interface ReadinessOptions {
 export class Readiness {
   /** The last set fetched per subnet, so a scrape during a node outage still reports stake. */
   private readonly lastSets = new Map<string, CanonicalSet>();
+  /** The outcome of the service's last call to the node (any method), as its transport reports it. */
+  private lastNodeCall: { at: number; failure?: string } | undefined;
 
   constructor(private readonly opts: ReadinessOptions) {}
 
-  async check(): Promise<ReadinessReport> {
+  /** A call the service made to its node (the JSON-RPC transport's observer): whether the node answered. */
+  nodeCall(e: NodeCallEvent): void {
+    // The caller's deadline says nothing of the node; an error answer is an answer.
+    if (e.error === 'aborted') return;
+    const down = e.error === 'timeout' || e.error === 'unreachable';
+    this.lastNodeCall = { at: Date.now(), ...(down ? { failure: `${e.error} on ${e.method}` } : {}) };
+  }
+
+  /** /ready: the node answers, and each readiness.subnets set (read now, or the set cache's) has its quorum connected. */
+  check(): Promise<ReadinessReport> {
+    return this.evaluate((id) => this.opts.sets.get(id, 0), false);
+  }
+
+  /**
+   * The same judgement over the sets the service already holds (`held`), for the status page: a
+   * look reads no validator set, whoever looks and however often. A subnet whose set was never
+   * read is a reason, not a read; the node is judged by the service's own last call to it when
+   * that is recent (the refresh of readiness.subnets keeps it so), and asked only otherwise.
+   */
+  checkHeld(): Promise<ReadinessReport> {
+    const held = this.opts.held;
+    if (!held) return this.check();
+    return this.evaluate(async (id) => {
+      const set = held(id);
+      if (!set) throw new Error('its validator set has not been read yet');
+      return set;
+    }, true);
+  }
+
+  private async evaluate(setOf: (subnetId: Uint8Array) => Promise<CanonicalSet>, recentNodeCallWillDo: boolean): Promise<ReadinessReport> {
     const reasons: string[] = [];
     const subnets: SubnetStake[] = [];
     const peers = this.opts.describePeers ? { peers: this.opts.describePeers() } : {};
     if (!this.opts.node) return { ready: false, reasons: ['upstreams.node is not configured'], subnets, ...peers };
-    try {
-      await this.opts.node.getHeight();
-    } catch (err) {
-      return { ready: false, reasons: [`node does not answer: ${messageOf(err)}`], subnets, ...peers };
+    const last = this.lastNodeCall;
+    const ageMs = last === undefined ? Infinity : Date.now() - last.at;
+    if (recentNodeCallWillDo && last && ageMs < (this.opts.nodeFreshMs ?? 60_000)) {
+      if (last.failure) return { ready: false, reasons: [`node does not answer: ${last.failure}, ${Math.round(ageMs / 1000)} s ago`], subnets, ...peers };
+    } else {
+      try {
+        await this.opts.node.getHeight();
+      } catch (err) {
+        return { ready: false, reasons: [`node does not answer: ${messageOf(err)}`], subnets, ...peers };
+      }
     }
     for (const { name, id } of this.opts.subnets) {
       try {
-        const set = await this.opts.sets.get(id, 0);
+        const set = await setOf(id);
         this.lastSets.set(name, set);
         const stake = this.stakeOf(name, set);
         subnets.push(stake);

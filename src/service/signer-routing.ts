@@ -21,6 +21,7 @@ import { LogLimiter, DEFAULT_LOG_LIMIT } from '../util/log-limiter.js';
 import type { RequestFailedError } from '../util/request-failure.js';
 import type { P2PTransport } from './p2p.js';
 import type { ValidatorDirectory } from './validator-directory.js';
+import { cutPeerText } from '../util/peer-text.js';
 
 type Transport = 'ws' | 'p2p';
 
@@ -115,10 +116,13 @@ export class SignerRouting implements PeerSource {
 
   /** A p2p refusal, in the aggregator's words; counted, and logged within the log limit. */
   p2pRefusal(nodeId: string, answer: P2PAnswer & { kind: 'refused' }): PeerAnswer {
+    // A fixed set of names (appErrorName): the metric's series and the limiter's keys stay bounded
+    // whatever codes a validator sends; its message is cut (the transport cuts it too).
     const name = appErrorName(answer.code);
+    const reason = cutPeerText(answer.reason);
     this.events.appError?.(name);
-    this.logLimiter.log(`p2p refusal ${name}`, () => this.logger.info({ nodeId, code: answer.code, appError: name, reason: answer.reason }, 'avalanchego validator refused to sign'));
-    return { kind: 'refused', reason: `${nodeId} refused with AppError ${answer.code} (${name}): ${answer.reason}` };
+    this.logLimiter.log(`p2p refusal ${name}`, () => this.logger.info({ nodeId, code: answer.code, appError: name, reason }, 'avalanchego validator refused to sign'));
+    return { kind: 'refused', reason: `${nodeId} refused with AppError ${answer.code} (${name}): ${reason}` };
   }
 
   remember(key: string, by: Answerer): void {

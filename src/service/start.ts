@@ -18,6 +18,7 @@ import { createProxyRouter } from '../proxy/index.js';
 import { redactConfig, type Config } from '../config/config.js';
 import { parseCb58Id } from '../warp/cb58.js';
 import { createApp } from '../server/app.js';
+import { createMetricsApp } from '../server/metrics-app.js';
 import { PACKAGE_VERSION } from '../util/package-info.js';
 import { AnswerTracker } from './answer-tracker.js';
 import type { L1MessageBuilder } from '../server/routes/aggregation.js';
@@ -42,6 +43,8 @@ export interface Service {
   peers: PeerPool;
   /** The avalanchego peer transport; null when p2p.enabled is false or no node is configured. */
   p2p: P2PTransport | null;
+  /** The port of the metrics listener (metrics.port); undefined when /metrics is on the main port or off. */
+  metricsPort?: number;
   /** Both transports as the aggregator sees them. */
   routing: SignerRouting;
   aggregator: Aggregator;
@@ -92,7 +95,12 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue, events: { onTask: metrics.blsTask } });
   await pool.warm();
 
-  const node = connectNode(config, metrics.nodeCall);
+  // Readiness, built below, hears of every node call too: the status page judges the node by them.
+  let readiness: Readiness | undefined;
+  const node = connectNode(config, (e) => {
+    metrics.nodeCall(e);
+    readiness?.nodeCall(e);
+  });
   const { sets, admission, directory, stopRefresh, subnets } = openValidatorSets(config, node?.pchain ?? null, bls, logger);
   const peers = createPeerPool(config, pool, admission, metrics.peerRefused, logger);
   const p2p =
@@ -110,13 +118,16 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
         })
       : null;
   const routing = new SignerRouting(peers, p2p, directory, logger.child({ component: 'p2p' }), metrics.routingEvents);
-  const readiness = new Readiness({
+  readiness = new Readiness({
     node: node?.pchain ?? null,
     sets,
     peers: routing,
     describePeers: () => ({ connected: routing.connectedCounts(), p2p: p2p ? p2p.stats() : 'disabled' }),
     subnets,
     quorumPercentage: config.readiness.quorumPercentage,
+    held: (id) => directory.heldSet(id),
+    // Past two refreshes of readiness.subnets without a call, the status page asks the node itself.
+    nodeFreshMs: 2 * config.peerAdmission.setRefreshMs,
   });
   const cache = new SignatureCache(config.signatureCache);
   const aggregator = new Aggregator({
@@ -158,8 +169,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const transports: StatusTransport[] = [{ name: 'websocket', connectedCount: () => peers.connectedKeys().length, isConnected: (v) => peers.isConnected(v.publicKeyHex) }];
   if (p2p) transports.push({ name: 'p2p', connectedCount: () => p2p.connectedCount(), isConnected: (v) => v.nodeIds.some((id) => p2p.isConnected(id)) });
   status.readLiveFrom({
-    readiness: () => readiness.check(),
-    sets,
+    readiness: () => readiness.checkHeld(),
+    heldSet: (id) => directory.heldSet(id),
     transports,
     answers,
     aggregationsInFlight: () => aggregator.active,
@@ -181,10 +192,14 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   });
   const { server, gate } = createHttpServer(config, app);
   peers.attach(server, config.peerPath);
+  // /metrics on its own listener (metrics.port): Prometheus scrapes a port the public never reaches.
+  const metricsServer = config.metrics.port === null ? undefined : createHttpServer(config, createMetricsApp(metrics)).server;
 
   let port: number;
+  let metricsPort: number | undefined;
   try {
     port = await listen(server, config);
+    if (metricsServer) metricsPort = await listen(metricsServer, { host: config.metrics.host, port: config.metrics.port!, keys: ['metrics.port', 'metrics.host'] });
     peers.start();
     // In the background: it waits for the node's network ID, however long the node takes.
     p2p?.start();
@@ -192,6 +207,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     // A port in use must end the process, not leave worker threads and upstream sockets alive;
     // nothing may stay listening or running behind a failed start.
     if (server.listening) await stopListening(server);
+    if (metricsServer?.listening) await stopListening(metricsServer);
     stopRefresh();
     routing.close();
     await Promise.allSettled([peers.close(), p2p?.close(), proxy.close(), pool.close()]);
@@ -199,7 +215,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
-  logger.info({ url, address: `${config.host}:${port}`, config: redactConfig(config), bls: bls.name, p2pNodeId: p2p?.nodeId ?? null }, 'warpgate listening');
+  logger.info({ url, address: `${config.host}:${port}`, config: redactConfig(config), bls: bls.name, p2pNodeId: p2p?.nodeId ?? null, ...(metricsPort === undefined ? {} : { metricsAddress: `${config.metrics.host}:${metricsPort}` }) }, 'warpgate listening');
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -215,10 +231,11 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       server.closeAllConnections();
       stopRefresh();
       routing.close();
-      await Promise.all([stopped, peers.close(), p2p?.close(), proxy.close()]);
+      if (metricsServer) metricsServer.closeAllConnections();
+      await Promise.all([stopped, metricsServer ? stopListening(metricsServer) : undefined, peers.close(), p2p?.close(), proxy.close()]);
       await pool.close();
       logger.info('stopped');
     })());
 
-  return { url, port, server, peers, p2p, routing, aggregator, pool, metrics, logger, pchain: node?.pchain ?? null, sets, close };
+  return { url, port, ...(metricsPort === undefined ? {} : { metricsPort }), server, peers, p2p, routing, aggregator, pool, metrics, logger, pchain: node?.pchain ?? null, sets, close };
 }

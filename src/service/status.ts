@@ -1,10 +1,13 @@
 // The status model behind GET /status and /status.json: the last aggregations (a bounded list fed
 // by the aggregator's events), counts since start, and at each look the present read from the
-// parts themselves (readiness, validator sets, connected peers per transport, the signature
-// cache, the worker pool). Snapshots are shared: whoever asks within refreshMs of the last one
-// gets it again, so any number of open pages costs one snapshot per refreshMs.
-import type { AggregationEvent, ValidatorSets } from '../aggregator/aggregator.js';
-import { untilAborted } from '../util/abortable.js';
+// parts themselves (readiness, the validator sets the service holds, connected peers per
+// transport, the signature cache, the worker pool). A look reads no validator set: it shows the
+// sets the service already holds (read by aggregations of subnets it serves, /ready, and the
+// refresh of readiness.subnets), so nobody can make the service read, admit or dial a subnet's
+// validators by looking (an aggregation a subnet refused by aggregation.allowedSigningSubnets
+// names no subnet in its event). Snapshots are shared: whoever asks within refreshMs of the last
+// one gets it again, so any number of open pages costs one snapshot per refreshMs.
+import type { AggregationEvent } from '../aggregator/aggregator.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
 import type { AggregationOutcome, RecentAggregation, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
@@ -25,14 +28,14 @@ interface StatusOptions {
   /** readiness.subnets (cb58) and the quorum /ready asks of them. */
   trackedSubnets: readonly string[];
   quorumPercentage: number;
-  /** Longest a look waits for a validator set before using the last one it saw. */
-  setWaitMs?: number;
 }
 
 /** The running parts a look reads (given once they exist: the aggregator is built after this model, which it reports to). */
 interface StatusSources {
+  /** Readiness judged by the sets held (Readiness.checkHeld): no validator set is read. */
   readiness: () => Promise<{ ready: boolean; reasons: string[] }>;
-  sets: ValidatorSets;
+  /** The set the service holds of a subnet, reading nothing (ValidatorDirectory.heldSet). */
+  heldSet: (subnetId: Uint8Array) => CanonicalSet | undefined;
   transports: readonly StatusTransport[];
   answers: AnswerTracker;
   aggregationsInFlight: () => number;
@@ -46,8 +49,6 @@ export class StatusModel {
   private readonly byOutcome: Record<AggregationOutcome, number> = { success: 0, quorum_not_reached: 0, error: 0 };
   private cacheHits = 0;
   private cacheMisses = 0;
-  /** The last set read per subnet shown, so a slow or failing P-Chain still shows weights. */
-  private readonly lastSets = new Map<string, CanonicalSet>();
   private last: { at: number; report: Promise<StatusReport> } | undefined;
   private live: StatusSources | undefined;
 
@@ -124,28 +125,19 @@ export class StatusModel {
   private async subnets(src: StatusSources): Promise<SubnetStatus[]> {
     const tracked = new Set(this.opts.trackedSubnets);
     const names = [...new Set([...this.opts.trackedSubnets, ...this.recent.flatMap((r) => (r.subnetId ? [r.subnetId] : []))])];
-    for (const name of this.lastSets.keys()) if (!names.includes(name)) this.lastSets.delete(name);
-    return Promise.all(names.map((name) => this.subnet(src, name, tracked.has(name))));
+    return names.map((name) => this.subnet(src, name, tracked.has(name)));
   }
 
-  private async subnet(src: StatusSources, name: string, tracked: boolean): Promise<SubnetStatus> {
+  private subnet(src: StatusSources, name: string, tracked: boolean): SubnetStatus {
     const base = { subnetId: name, tracked, quorumPercentage: this.opts.quorumPercentage };
-    let error: string | undefined;
-    const waitMs = this.opts.setWaitMs ?? 1_000;
-    try {
-      this.lastSets.set(name, await untilAborted(src.sets.get(parseCb58Id(name), 0), AbortSignal.timeout(waitMs)));
-    } catch (err) {
-      error = err instanceof DOMException && err.name === 'TimeoutError' ? `the current validator set did not come within ${waitMs} ms` : messageOf(err);
-    }
-    const set = this.lastSets.get(name);
-    if (!set) return { ...base, error, validators: [] };
+    const set = src.heldSet(parseCb58Id(name));
+    if (!set) return { ...base, error: 'the service holds no validator set of this subnet now (the page reads none)', validators: [] };
     const rows = set.validators.map((v) => this.validator(src, v, set.totalWeight));
     let connected = 0n;
     for (const [i, v] of set.validators.entries()) if (rows[i]!.connected) connected += v.weight;
     const heaviest = [...rows].sort((a, b) => cmpWeightDesc(a.weight, b.weight)).slice(0, this.opts.validatorsPerSubnet);
     return {
       ...base,
-      ...(error === undefined ? {} : { error }),
       totalWeight: set.totalWeight.toString(),
       connectedWeight: connected.toString(),
       connectedPercent: percent(connected, set.totalWeight),

@@ -63,6 +63,15 @@ export class ValidatorDirectory {
     for (const l of this.listeners) l();
   }
 
+  /**
+   * The last set read of a subnet (a pinned subnet's current set), reading nothing: what the
+   * status page shows, so a look never makes the service read, admit or dial a subnet's validators.
+   */
+  heldSet(subnetId: Uint8Array): CanonicalSet | undefined {
+    const subnet = bytesToHex(subnetId);
+    return this.pinned.get(subnet) ?? this.recent.get(subnet);
+  }
+
   /** The NodeIDs registered with this BLS key (hex, 48 bytes) in any set known; empty when none. */
   nodeIdsOf(publicKeyHex: string): readonly string[] {
     return this.built().nodeIdsByKey.get(publicKeyHex.toLowerCase()) ?? [];

@@ -35,7 +35,7 @@ interface ServedValidatorSets {
   sets: ValidatorSets;
   admission: PeerAdmission;
   directory: ValidatorDirectory;
-  /** Keeps the current sets of readiness.subnets read (for admission and p2p connections) until called. */
+  /** Keeps the current sets of readiness.subnets read (for admission, p2p connections and the status page) until called. */
   stopRefresh: () => void;
   /** readiness.subnets: the subnets the service serves, as configured and as bytes. */
   subnets: { name: string; id: Uint8Array }[];
@@ -64,9 +64,9 @@ export function openValidatorSets(config: Config, pchain: PChainClient | null, b
       'peerAdmission.mode is validators but readiness.subnets and peerAdmission.allowedKeys are empty: a signer that dials in is admitted only once an aggregation has read its validator set',
     );
   }
-  const stopRefresh =
-    pchain && (admission.mode === 'validators' || p2pEnabled(config))
-      ? keepSubnetSetsCurrent({ sets, subnets, intervalMs: config.peerAdmission.setRefreshMs, logger: logger.child({ component: 'peers' }) })
-      : () => {};
+  // Whatever the admission mode or transport: the status page shows only sets held, never reads one.
+  const stopRefresh = pchain
+    ? keepSubnetSetsCurrent({ sets, subnets, intervalMs: config.peerAdmission.setRefreshMs, logger: logger.child({ component: 'peers' }) })
+    : () => {};
   return { sets, admission, directory, stopRefresh, subnets };
 }

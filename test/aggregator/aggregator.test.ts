@@ -953,6 +953,19 @@ describe('aggregation.allowedSigningSubnets', () => {
     }
   });
 
+  it('a refused subnet, given or found by platform.validatedBy, is not in the aggregation’s event (what the status page shows)', async () => {
+    for (const [allowed, req] of [
+      [[OTHER], request()],
+      [[SUBNET], request({ signingSubnetId: OTHER })],
+    ] as const) {
+      const events: AggregationEvent[] = [];
+      const agg = aggregator(peersWith(net), { allowedSigningSubnets: allowed, events: { onAggregation: (e) => events.push(e) } });
+      expect(await rejection(agg.aggregate(req))).toBeInstanceOf(SigningSubnetNotAllowedError);
+      expect(events).toEqual([expect.objectContaining({ outcome: 'error', error: 'SigningSubnetNotAllowedError' })]);
+      expect(events[0]!.subnetId).toBeUndefined();
+    }
+  });
+
   it('an allowed one signs as usual', async () => {
     const peers = peersWith(net);
     expectValid(await aggregator(peers, { allowedSigningSubnets: [OTHER, SUBNET] }).aggregate(request()));

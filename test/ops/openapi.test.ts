@@ -45,8 +45,9 @@ async function documentOf(url: string): Promise<OpenApi> {
  * /path/{param}`: route layers only; the proxy's router is mounted whole, not as routes.
  */
 function appRoutes(service: Service, withStatusPage: boolean): string[] {
+  // Without the status page is publicMode, which serves no /metrics on the main port either.
   const app = createApp({
-    config: loadConfig({ env: {} }),
+    config: loadConfig({ env: {}, overrides: { publicMode: !withStatusPage } }),
     aggregator: service.aggregator,
     logger: service.logger,
     metrics: service.metrics,

@@ -131,6 +131,22 @@ describe('handshake checks', () => {
     expect(refusedField(valid(), check({ minCompatible: { name: 'avalanchego', major: 1, minor: 15, patch: 1 } }))).toBe('version');
   });
 
+  it('cuts a long client name before it reaches the refusal (and so the log) or the version kept (issue 39)', () => {
+    const name = 'n'.repeat(1_000_000);
+    const refused = (() => {
+      try {
+        checkPeerHandshake(altered((h) => (h.client = { $typeName: 'p2p.Client', name, major: 1, minor: 13, patch: 9 })), check());
+      } catch (err) {
+        return err as HandshakeRefusedError;
+      }
+      throw new Error('accepted');
+    })();
+    expect(refused.field).toBe('version');
+    expect(refused.message.length).toBeLessThan(400);
+    const accepted = checkPeerHandshake(altered((h) => (h.client = { $typeName: 'p2p.Client', name, major: 1, minor: 15, patch: 0 })), check());
+    expect(accepted.version.name).toBe(`${'n'.repeat(64)}… (cut, 1000000 characters)`);
+  });
+
   it('checks in avalanchego order: network before clock before everything else', () => {
     const hs = altered((h) => ((h.networkId = 9), (h.myTime = 0n), (h.ipPort = 0)));
     expect(refusedField(hs)).toBe('networkID');

@@ -249,6 +249,39 @@ describe('ACP-118 requests', () => {
     expect(new Set(ids).size).toBe(6);
   });
 
+  it('cuts a malicious peer’s text where it enters: a 1.5 MB AppError message (compressed) and a 1 MB client name in a refused Handshake (issue 39)', async () => {
+    const huge = 'm'.repeat(1_500_000);
+    const liar = await startRawPeer((s) => {
+      s.completeHandshake();
+      void s.next('appRequest').then((m) => {
+        if (m.case !== 'appRequest') return;
+        s.send({ case: 'appError', value: { $typeName: 'p2p.AppError', chainId: m.value.chainId, requestId: m.value.requestId, errorCode: 987_654, errorMessage: huge } }, true);
+      });
+    });
+    const logged: number[] = [];
+    const log = (obj: object): void => void logged.push(JSON.stringify(obj).length);
+    const net = await startNetwork({ logger: { debug: log, info: log, warn: log } });
+    const up = once(net, 'connected');
+    net.addTargets([{ nodeId: liar.nodeId, host: liar.host, port: liar.port }]);
+    await up;
+    const answer = await net.request(liar.nodeId, { chainId: EVM_CHAIN, message: hashMessage(1).bytes, justification: new Uint8Array() });
+    expect(answer).toMatchObject({ kind: 'refused', code: 987_654 });
+    expect((answer as { reason: string }).reason).toBe(`${'m'.repeat(512)}… (cut, 1500000 characters)`);
+
+    // An incompatible version under a 1 MB name: refused, and the refusal logged short.
+    const oldClient = await startRawPeer((s) => {
+      const hs = s.handshake();
+      hs.client = { $typeName: 'p2p.Client', name: 'c'.repeat(1_000_000), major: 1, minor: 0, patch: 0 };
+      s.send({ case: 'handshake', value: hs }, true);
+    });
+    const refused = once(net, 'dialFailed');
+    net.addTargets([{ nodeId: oldClient.nodeId, host: oldClient.host, port: oldClient.port }]);
+    const [, err] = (await refused) as [string, Error];
+    expect(err.message).toMatch(/version/);
+    expect(err.message.length).toBeLessThan(1_000);
+    expect(Math.max(...logged)).toBeLessThan(2_000);
+  });
+
   it('an EVM node never answers an even request ID (legacy codec) but answers the odd one after it', async () => {
     const node = await startNode();
     const net = await connected(node);

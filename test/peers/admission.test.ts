@@ -2,7 +2,8 @@
 // per-address limits (src/peers/inbound-gate.ts): the pure parts, without sockets.
 import { describe, expect, it } from 'vitest';
 import { PeerAdmission } from '../../src/peers/admission.js';
-import { addressGroup, InboundGate } from '../../src/peers/inbound-gate.js';
+import { InboundGate } from '../../src/peers/inbound-gate.js';
+import { addressGroup } from '../../src/util/address-group.js';
 
 const key = (n: number): string => n.toString(16).padStart(2, '0').repeat(48);
 const setOf = (...keys: string[]) => ({ indexOf: (k: string) => (keys.includes(k) ? 0 : undefined) });

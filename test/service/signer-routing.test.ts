@@ -9,6 +9,7 @@ import type { PeerPool } from '../../src/peers/pool.js';
 import { PeerRequestError } from '../../src/peers/errors.js';
 import type { P2PTransport } from '../../src/service/p2p.js';
 import { SignerRouting } from '../../src/service/signer-routing.js';
+import { Metrics } from '../../src/service/metrics.js';
 import type { ValidatorDirectory } from '../../src/service/validator-directory.js';
 import type { AskTicket, CancelWhy } from '../../src/util/ask.js';
 
@@ -114,5 +115,34 @@ describe('SignerRouting.ask', () => {
     expect(ws.asked.map((x) => x.cancelled)).toEqual(['timeout', 'cancelled']);
     expect(counted).toEqual(['ws timeout', 'ws cancelled']);
     expect(heard).toEqual([]);
+  });
+});
+
+describe('AppErrors from a malicious validator (issue 39)', () => {
+  it('name their codes from a fixed set, so neither the metric nor the log limiter grows with new codes; their text is cut', async () => {
+    const metrics = new Metrics();
+    // Lengths only: the old code's lines were megabytes each.
+    const log: number[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void log.push(line.length) });
+    const r = new SignerRouting(scripted<PeerAnswer>() as unknown as PeerPool, null, { nodeIdsOf: () => [] } as unknown as ValidatorDirectory, logger, metrics.routingEvents);
+    // One validator answering 3,000 aggregations, each with a new code, and a 1.5 MB message.
+    const huge = 'x'.repeat(1_500_000);
+    let longest = 0;
+    let unexpected = '';
+    for (let code = -1_000; code < 2_000; code++) {
+      const answer = r.p2pRefusal(NODE, { kind: 'refused', code, reason: huge });
+      const reason = answer.kind === 'refused' ? answer.reason : '';
+      longest = Math.max(longest, reason.length);
+      if (code === -1) unexpected = reason;
+    }
+    r.close();
+    const series = (await metrics.registry.getSingleMetric('warpgate_p2p_app_errors_total')!.get()).values.map((v) => String(v.labels.code));
+    const named = ['unexpected', 'unregistered-handler', 'not-validator', 'throttled', 'other', ...Array.from({ length: 17 }, (_, i) => `vm-${i + 1}`)];
+    expect(series.sort()).toEqual(named.sort());
+    // The limiter keeps its lines per name: at most a few per name, each short.
+    expect(log.length).toBeLessThanOrEqual(named.length * 10 + 10);
+    expect(Math.max(...log)).toBeLessThan(2_000);
+    expect(longest).toBeLessThan(700);
+    expect(unexpected).toMatch(/^NodeID-\S+ refused with AppError -1 \(unexpected\): x{512}… \(cut, 1500000 characters\)$/);
   });
 });

@@ -1,9 +1,8 @@
 // The status model on its own, over fake parts: the heaviest validators up to its bound with the
-// stake they connect, the last set shown (with the error) when a read fails, subnets of recent
-// aggregations beside the tracked ones, the recent list's bound, and one look shared by everyone
-// who asks within refreshMs.
+// stake they connect, a subnet whose set is not held shown with why (nothing is read for it),
+// subnets of recent aggregations beside the tracked ones, the recent list's bound, and one look
+// shared by everyone who asks within refreshMs.
 import { describe, expect, it } from 'vitest';
-import type { ValidatorSets } from '../../src/aggregator/aggregator.js';
 import { AnswerTracker } from '../../src/service/answer-tracker.js';
 import { StatusModel } from '../../src/service/status.js';
 import type { CanonicalSet } from '../../src/validators/canonical-set.js';
@@ -18,7 +17,7 @@ function setOf(weights: bigint[], keyless = 0n): CanonicalSet {
   return { validators, totalWeight: weights.reduce((a, w) => a + w, keyless), indexOf: () => undefined };
 }
 
-function model(opts: { sets: (subnet: string) => Promise<CanonicalSet>; connected: string[]; validatorsPerSubnet?: number; maxRecent?: number; refreshMs?: number }): StatusModel {
+function model(opts: { sets: (subnet: string) => CanonicalSet | undefined; connected: string[]; validatorsPerSubnet?: number; maxRecent?: number; refreshMs?: number }): StatusModel {
   const m = new StatusModel({
     version: '9.9.9',
     refreshMs: opts.refreshMs ?? 0,
@@ -26,12 +25,10 @@ function model(opts: { sets: (subnet: string) => Promise<CanonicalSet>; connecte
     validatorsPerSubnet: opts.validatorsPerSubnet ?? 10,
     trackedSubnets: [SUBNET_A],
     quorumPercentage: 67,
-    setWaitMs: 1_000,
   });
-  const sets: ValidatorSets = { get: (id) => opts.sets(idToString(id)), signingSubnetFor: () => Promise.reject(new Error('unused')), proposedHeight: () => Promise.reject(new Error('unused')) };
   m.readLiveFrom({
     readiness: async () => ({ ready: true, reasons: [] }),
-    sets,
+    heldSet: (id) => opts.sets(idToString(id)),
     transports: [{ name: 'websocket', connectedCount: () => opts.connected.length, isConnected: (v) => opts.connected.includes(v.publicKeyHex) }],
     answers: new AnswerTracker(10),
     aggregationsInFlight: () => 0,
@@ -43,7 +40,7 @@ function model(opts: { sets: (subnet: string) => Promise<CanonicalSet>; connecte
 
 describe('StatusModel', () => {
   it('lists the heaviest validators up to its bound, and the stake every connected one holds', async () => {
-    const m = model({ sets: async () => setOf([10n, 40n, 20n, 30n], 100n), connected: ['k1', 'k2'], validatorsPerSubnet: 2 });
+    const m = model({ sets: () => setOf([10n, 40n, 20n, 30n], 100n), connected: ['k1', 'k2'], validatorsPerSubnet: 2 });
     const [subnet] = (await m.report()).subnets;
     expect(subnet!.validators.map((v) => [v.publicKey, v.weight, v.weightPercent, v.transport])).toEqual([
       ['k1', '40', 20, 'websocket'],
@@ -53,23 +50,18 @@ describe('StatusModel', () => {
     expect(subnet).toMatchObject({ totalWeight: '200', connectedWeight: '60', connectedPercent: 30, validatorCount: 4, connectedCount: 2, tracked: true });
   });
 
-  it('keeps showing the last set it read when a read fails, with the error', async () => {
-    let fail = false;
-    const m = model({
-      sets: async () => {
-        if (fail) throw new Error('node does not answer');
-        return setOf([5n, 5n]);
-      },
-      connected: ['k0'],
-    });
-    expect((await m.report()).subnets[0]).not.toHaveProperty('error');
-    fail = true;
+  it('shows a subnet whose set the service does not hold with why, and the set once it is held', async () => {
+    let held: CanonicalSet | undefined;
+    const m = model({ sets: () => held, connected: ['k0'] });
+    expect((await m.report()).subnets[0]).toEqual({ subnetId: SUBNET_A, tracked: true, quorumPercentage: 67, error: 'the service holds no validator set of this subnet now (the page reads none)', validators: [] });
+    held = setOf([5n, 5n]);
     const [subnet] = (await m.report()).subnets;
-    expect(subnet).toMatchObject({ error: 'node does not answer', totalWeight: '10', connectedPercent: 50 });
+    expect(subnet).not.toHaveProperty('error');
+    expect(subnet).toMatchObject({ totalWeight: '10', connectedPercent: 50 });
   });
 
   it('shows the subnets of recent aggregations after the tracked ones, and keeps only the newest aggregations', async () => {
-    const m = model({ sets: async () => setOf([1n]), connected: [], maxRecent: 2 });
+    const m = model({ sets: () => setOf([1n]), connected: [], maxRecent: 2 });
     const event = { outcome: 'success' as const, ms: 9, subnetId: SUBNET_B, signedWeight: 1n, totalWeight: 1n, signers: 1, idealMs: 4 };
     m.aggregatorEvents.onAggregation(event);
     m.aggregatorEvents.onAggregation({ outcome: 'error', ms: 3, error: 'DeadlineExceededError' });
@@ -89,7 +81,7 @@ describe('StatusModel', () => {
   it('answers everyone who asks within refreshMs from one look', async () => {
     let reads = 0;
     const m = model({
-      sets: async () => {
+      sets: () => {
         reads++;
         return setOf([1n]);
       },

@@ -11,8 +11,10 @@ interface DocumentOptions {
   version: string;
   /** Whether this instance serves the status page (not in publicMode). */
   statusPage: boolean;
-  /** Where signer peers dial in (a WebSocket, which OpenAPI does not describe). */
-  peerPath: string;
+  /** Whether /metrics is served on this port (metricsOnMainPort). */
+  metrics: boolean;
+  /** Where signer peers dial in (a WebSocket, which OpenAPI does not describe); not told in publicMode. */
+  peerPath: string | undefined;
 }
 
 type Operation = Record<string, unknown>;
@@ -107,6 +109,17 @@ function statusPaths(): Record<string, Record<string, Operation>> {
   };
 }
 
+const metricsPath = {
+  '/metrics': {
+    get: {
+      tags: ['operations'],
+      operationId: 'metrics',
+      summary: 'Prometheus metrics (docs/grafana/warpgate.json draws them)',
+      responses: { '200': { description: 'the exposition', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    },
+  },
+};
+
 export function openApiDocument(opts: DocumentOptions): Record<string, unknown> {
   return {
     openapi: '3.1.0',
@@ -117,8 +130,10 @@ export function openApiDocument(opts: DocumentOptions): Record<string, unknown> 
       description:
         "A self-hosted Avalanche Warp signature aggregator. These are its own endpoints: the Data API's (Glacier's) aggregation dialect and icm-services', the operations endpoints and the status page. " +
         `Errors come in each dialect's shape: {"error"} on ${ICM_PATH}, the Data API's {"message", "statusCode", "error"} elsewhere. ` +
-        `The forwarded read endpoints (Data API, Metrics API, a node's JSON-RPC) are documented by those APIs; signer peers dial in over a WebSocket at ${opts.peerPath}.` +
-        (opts.statusPage ? '' : ' This instance runs in publicMode: it serves no status page.'),
+        "The forwarded read endpoints (Data API, Metrics API, a node's JSON-RPC) are documented by those APIs" +
+        (opts.peerPath === undefined ? '.' : `; signer peers dial in over a WebSocket at ${opts.peerPath}.`) +
+        (opts.statusPage ? '' : ' This instance runs in publicMode: it serves no status page.') +
+        (opts.metrics ? '' : ' /metrics is not served on this port.'),
     },
     tags: [
       { name: 'aggregation', description: 'signature aggregation' },
@@ -140,14 +155,7 @@ export function openApiDocument(opts: DocumentOptions): Record<string, unknown> 
           responses: { '200': { description: 'ready', ...json(ref('Readiness')) }, '503': { description: 'not ready, with the reasons', ...json(ref('Readiness')) } },
         },
       },
-      '/metrics': {
-        get: {
-          tags: ['operations'],
-          operationId: 'metrics',
-          summary: 'Prometheus metrics (docs/grafana/warpgate.json draws them)',
-          responses: { '200': { description: 'the exposition', content: { 'text/plain': { schema: { type: 'string' } } } } },
-        },
-      },
+      ...(opts.metrics ? metricsPath : {}),
       '/openapi.json': {
         get: { tags: ['operations'], operationId: 'openapi', summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1', ...json({ type: 'object' }) } } },
       },

@@ -69,7 +69,7 @@ export const SCHEMAS: Record<string, Schema> = {
   Readiness: strict(
     {
       ready: { type: 'boolean' },
-      reasons: { type: 'array', items: { type: 'string' }, description: 'why not ready' },
+      reasons: { type: 'array', items: { type: 'string' }, description: 'why not ready (in publicMode one line, the reasons withheld, and no subnets)' },
       subnets: {
         type: 'array',
         items: strict({

@@ -28,7 +28,7 @@ export interface SubnetStatus {
   subnetId: string;
   /** Listed in readiness.subnets (checked by /ready), or only signed for recently. */
   tracked: boolean;
-  /** The current validator set could not be read: why. Weights are then those of the last set read, or absent. */
+  /** No set of this subnet is held yet (the page reads none): why the weights are absent. */
   error?: string;
   totalWeight?: string;
   connectedWeight?: string;
