@@ -32,6 +32,7 @@ import { createPeerPool } from './peers.js';
 import { Readiness } from './readiness.js';
 import { SignerRouting } from './signer-routing.js';
 import { StatusModel, type StatusTransport } from './status.js';
+import { openSharedState } from './shared-state.js';
 import { openValidatorSets, p2pEnabled } from './validator-sets.js';
 
 export interface Service {
@@ -92,6 +93,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue, events: { onTask: metrics.blsTask } });
   await pool.warm();
 
+  // Before the parts that use it; a Redis that cannot be used is logged, never a failed start.
+  const shared = await openSharedState(config, metrics.registry, logger);
   const node = connectNode(config, metrics.nodeCall);
   const { sets, admission, directory, stopRefresh, subnets } = openValidatorSets(config, node?.pchain ?? null, bls, logger);
   const peers = createPeerPool(config, pool, admission, metrics.peerRefused, logger);
@@ -117,6 +120,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     describePeers: () => ({ connected: routing.connectedCounts(), p2p: p2p ? p2p.stats() : 'disabled' }),
     subnets,
     quorumPercentage: config.readiness.quorumPercentage,
+    sharedState: shared ? () => shared.state.unavailableReason() : undefined,
   });
   const cache = new SignatureCache(config.signatureCache);
   const aggregator = new Aggregator({
@@ -126,6 +130,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     peers: answers.observe(routing),
     pool,
     cache,
+    shared: shared?.state,
     deadlineMs: config.aggregation.deadlineMs,
     requestTimeoutMs: config.aggregation.requestTimeoutMs,
     maxConcurrent: config.aggregation.maxConcurrent,
@@ -143,6 +148,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     },
     publicMode: config.publicMode,
     rateLimit: config.rateLimit,
+    budgets: shared?.state.budgets,
     timeoutMs: config.proxy.timeoutMs,
     maxResponseBytes: config.proxy.maxResponseBytes,
     cacheTtlMs: config.proxy.cacheTtlMs,
@@ -165,6 +171,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     aggregationsInFlight: () => aggregator.active,
     cache: () => ({ ...cache.size, maxMessages: config.signatureCache.maxMessages, maxSignatures: config.signatureCache.maxSignatures }),
     workers: () => ({ threads: pool.threads, queued: pool.backlog, maxQueue: config.workers.maxQueue }),
+    sharedState: shared ? () => shared.metrics.snapshot() : undefined,
   });
 
   const app = createApp({
@@ -178,6 +185,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     proxyRouter: proxy.router,
     l1: node && opts.l1 ? opts.l1(node) : undefined,
     nodeNetworkId: node?.nodeNetworkId,
+    budgets: shared?.state.budgets,
   });
   const { server, gate } = createHttpServer(config, app);
   peers.attach(server, config.peerPath);
@@ -194,7 +202,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     if (server.listening) await stopListening(server);
     stopRefresh();
     routing.close();
-    await Promise.allSettled([peers.close(), p2p?.close(), proxy.close(), pool.close()]);
+    await Promise.allSettled([peers.close(), p2p?.close(), proxy.close(), pool.close(), shared?.state.close()]);
     throw err;
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -216,7 +224,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       stopRefresh();
       routing.close();
       await Promise.all([stopped, peers.close(), p2p?.close(), proxy.close()]);
-      await pool.close();
+      await Promise.all([pool.close(), shared?.state.close()]);
       logger.info('stopped');
     })());
 
