@@ -172,6 +172,17 @@ async function askedEverywhere(replicas: Replica[], mode: 'sequential' | 'concur
   return round((await validatorRequests(replicas)) - before) / MESSAGES;
 }
 
+/** One Redis round trip (PING) as a replica sees it: the floor of what each command on an aggregation's path adds. */
+async function roundTrip(client: Redis): Promise<Percentiles> {
+  const times: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const t0 = performance.now();
+    await client.ping();
+    times.push(performance.now() - t0);
+  }
+  return percentiles(times);
+}
+
 async function commandsProcessed(client: Redis): Promise<number> {
   const info = await client.info('stats');
   return Number(/total_commands_processed:(\d+)/.exec(info)![1]);
@@ -217,6 +228,9 @@ async function main(): Promise<void> {
       latency: { noRedis: noRedisLatency, redis: redisLatency, addedP50Ms: round(redisLatency.p50Ms - noRedisLatency.p50Ms), addedP99Ms: round(redisLatency.p99Ms - noRedisLatency.p99Ms) },
       validatorRequestsPerMessage: { askedOnThreeReplicas: { noRedis: perMessageNoRedis, redis: perMessageRedis } },
       redisCommandsPerAggregation: round(commandsPerAggregation),
+      // Before a collection starts: the shared-cache read and the lease (the write and the release come after the answer).
+      redisRoundTripsBeforeCollecting: 2,
+      redisRoundTrip: await roundTrip(client),
     };
     const t = report.throughput;
     process.stdout.write(
@@ -229,6 +243,7 @@ async function main(): Promise<void> {
         `| validator requests per message, asked on 3 replicas in turn | ${perMessageNoRedis.sequential} | ${perMessageRedis.sequential} |`,
         `| validator requests per message, asked on 3 replicas at once | ${perMessageNoRedis.concurrent} | ${perMessageRedis.concurrent} |`,
         `| Redis commands per aggregation | — | ${report.redisCommandsPerAggregation} |`,
+        `| one Redis round trip p50 / p99 (ms); two come before a collection starts | — | ${report.redisRoundTrip.p50Ms} / ${report.redisRoundTrip.p99Ms} |`,
       ].join('\n') + '\n',
     );
     if (values.json) {

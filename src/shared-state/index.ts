@@ -13,7 +13,6 @@ import type { BudgetFactory } from '../util/rate-limit.js';
 
 export type { SharedStateHealth } from './connection.js';
 export type { SharedStateEvents } from './events.js';
-export { signatureKey } from './signature-store.js';
 
 interface SharedStateOptions {
   url: string;

@@ -6,7 +6,6 @@
 // written). What a replica reads is checked like any cached signature (the aggregate check, a
 // bisection when it fails): an entry that fails is deleted and its validator is never penalised.
 // Here only the shape is checked: a value that cannot be a signature is deleted at once.
-import { bytesToHex } from '../warp/hex.js';
 import type { SharedConnection } from './connection.js';
 import type { SharedStateEvents } from './events.js';
 
@@ -79,9 +78,4 @@ function decodeEntry(field: string, value: Buffer): Uint8Array | null {
   if (!/^[0-9a-f]{96}$/.test(field)) return null;
   if (value.length < 1 || value[0] !== FORMAT_V1 || !SIGNATURE_LENGTHS.has(value.length - 1)) return null;
   return new Uint8Array(value.subarray(1));
-}
-
-/** For tests and tools: the Redis key of a message's signatures under a prefix. */
-export function signatureKey(prefix: string, messageId: Uint8Array): string {
-  return `${prefix}sig:v1:${bytesToHex(messageId)}`;
 }

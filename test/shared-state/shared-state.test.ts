@@ -168,4 +168,22 @@ describe('Redis down', () => {
       await own.stop();
     }
   }, 60_000);
+
+  it('a Redis not yet up when the replica starts: the start does not wait for it, and the replica joins once it answers', async () => {
+    const later = await startRedis();
+    await later.stop();
+    const t0 = Date.now();
+    const state = await SharedState.open({ url: later.url, keyPrefix: 'later:', commandTimeoutMs: 300, connectTimeoutMs: 1000, leaseMs: 400, signatureTtlMs: 60_000 });
+    opened.push(state);
+    try {
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(state.unavailableReason()).toMatch(/^shared state unavailable: Redis refused the connection/);
+      await later.restart();
+      const deadline = Date.now() + 10_000;
+      while (state.unavailableReason() !== null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(state.unavailableReason()).toBeNull();
+    } finally {
+      await later.stop();
+    }
+  }, 60_000);
 });
