@@ -1,8 +1,12 @@
 // Cross-replica coalescing: identical requests in flight on several replicas share one
-// collection. The first replica to take the request key's lease (`lease:v1:<key>`, SET NX with a
-// short expiry, renewed while it collects) collects; the others wait for the holder's "done"
-// message on the `done:v1` channel, looking again every quarter lease meanwhile, and then find
-// the signatures in the shared cache. A holder that dies (kill -9) stops renewing: its lease
+// collection. The first replica to take the request key's lease (`lease:v1:<key>`, a short
+// expiry, renewed while it collects) collects; the others wait for the holder's "done" message
+// on the `done:v1` channel, looking again every quarter lease meanwhile, and then find the
+// signatures in the shared cache. Done, the holder leaves a "done" marker for one lease period
+// instead of deleting the lease: a replica that looked at the cache just before the signatures
+// were written, and at the lease just after, sees the marker, looks at the cache again and
+// collects nothing (it replaces the marker and collects only when the cache still falls short,
+// as after a holder's failed collection). A holder that dies (kill -9) stops renewing: its lease
 // expires and the next waiter to look takes it over. A waiter never waits past its own limit:
 // then it collects alone. Redis unavailable: every replica collects alone.
 import { randomBytes } from 'node:crypto';
@@ -24,8 +28,23 @@ export interface Claim {
 
 const DONE_CHANNEL = 'done:v1';
 
-/** Deletes or renews the lease only while it is still ours (another replica may hold it after an expiry). */
-const RELEASE_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+/** What a finished holder leaves in its lease's place, for one lease period. */
+const DONE = 'done';
+/**
+ * Takes the lease when it is free, or (ARGV[3] = 1) when it holds the done marker. Returns
+ * 'taken', 'done' (a holder finished: look at the cache again) or 'held'.
+ */
+const CLAIM_LUA = `
+local v = redis.call('GET', KEYS[1])
+if (not v) or (v == '${DONE}' and ARGV[3] == '1') then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 'taken'
+end
+if v == '${DONE}' then return 'done' end
+return 'held'
+`;
+/** Marks the lease done (with the lease's expiry), or renews it, only while it is still ours (another replica may hold it after an expiry). */
+const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], '${DONE}', 'PX', ARGV[2]) else return 0 end`;
 const RENEW_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
 
 export class Leases {
@@ -55,27 +74,29 @@ export class Leases {
     const leaseKey = this.conn.key(`lease:v1:${requestKey}`);
     const token = randomBytes(12).toString('hex');
     let waited = false;
+    let replaceDone = false;
     for (;;) {
       if (await opts.enough()) {
         if (waited) this.events.onCoalesced?.('waiter');
         return null;
       }
-      let taken: boolean;
+      let outcome: unknown;
       try {
-        taken = (await this.conn.run('set nx', (c) => c.set(leaseKey, token, 'PX', this.leaseMs, 'NX'))) === 'OK';
+        outcome = await this.conn.run('claim', (c) => c.eval(CLAIM_LUA, 1, leaseKey, token, this.leaseMs, replaceDone ? '1' : '0'));
       } catch {
         this.events.onFallback?.('coalescing');
         return null;
       }
-      if (taken) {
-        // The holder before may have finished between the look above and the lease: look again.
-        if (waited && (await opts.enough())) {
-          await this.run('release', (c) => c.eval(RELEASE_LUA, 1, leaseKey, token));
-          this.events.onCoalesced?.('waiter');
-          return null;
-        }
-        this.events.onCoalesced?.(waited ? 'takeover' : 'holder');
+      if (outcome === 'taken') {
+        this.events.onCoalesced?.(waited || replaceDone ? 'takeover' : 'holder');
         return this.hold(requestKey, leaseKey, token);
+      }
+      if (outcome === 'done' && !replaceDone) {
+        // A holder finished between the look at the cache and this one: look again at once, and
+        // collect (replacing its marker) only if the cache still falls short.
+        waited = true;
+        replaceDone = true;
+        continue;
       }
       waited = true;
       const left = opts.waitUntil - Date.now();
@@ -92,7 +113,7 @@ export class Leases {
       release: () =>
         (released ??= (async () => {
           clearInterval(renew);
-          await this.run('release', (c) => c.eval(RELEASE_LUA, 1, leaseKey, token));
+          await this.run('release', (c) => c.eval(RELEASE_LUA, 1, leaseKey, token, this.leaseMs));
           await this.run('publish', (c) => c.publish(this.conn.key(DONE_CHANNEL), requestKey));
         })()),
     };

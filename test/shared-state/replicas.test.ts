@@ -203,7 +203,12 @@ describe('three replicas sharing one Redis', () => {
     const message = devnet.exampleMessageHex('the holder dies');
     const started = Date.now();
     const onA = aggregate(replicas[A]!, message).catch((err: unknown) => err);
-    const lease = await waitFor('replica A to take the lease', async () => ((await inspect.keys(`${PREFIX}lease:v1:*`)).length === 1 ? true : undefined), 30_000, 5);
+    // A lease held, not the done marker an earlier request's holder left.
+    const held = async (): Promise<true | undefined> => {
+      for (const key of await inspect.keys(`${PREFIX}lease:v1:*`)) if ((await inspect.get(key)) !== 'done') return true;
+      return undefined;
+    };
+    const lease = await waitFor('replica A to take the lease', held, 30_000, 5);
     expect(lease).toBe(true);
     const onB = aggregate(replicas[B]!, message);
     const onC = aggregate(replicas[C]!, message);

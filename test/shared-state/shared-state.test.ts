@@ -87,7 +87,32 @@ describe('the lease for an identical request', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
     expect(await inspect.get('lease3:lease:v1:k3')).not.toBeNull();
     await claim!.release();
-    expect(await inspect.get('lease3:lease:v1:k3')).toBeNull();
+    // Done: a marker for one lease period, so a replica that looked at the cache just before the
+    // signatures came looks again instead of collecting.
+    expect(await inspect.get('lease3:lease:v1:k3')).toBe('done');
+    expect(await inspect.pttl('lease3:lease:v1:k3')).toBeGreaterThan(0);
+  });
+
+  it('a replica that finds the done marker looks at the cache again: it collects only when the cache still falls short', async () => {
+    const prefix = 'lease4:';
+    const a = roles();
+    const b = roles();
+    const [one, two] = [await open(a.events, prefix, 5_000), await open(b.events, prefix, 5_000)];
+    const signal = new AbortController().signal;
+    // The holder finishes between the other's look at the cache and its look at the lease.
+    let looks = 0;
+    const claim = await one.claim('k5', { enough: async () => false, waitUntil: Date.now() + 10_000, signal });
+    await one.write('m5', new Map([[PK, SIG]]));
+    await claim!.release();
+    const late = await two.claim('k5', { enough: async () => ++looks > 1 && (await two.read('m5')).size > 0, waitUntil: Date.now() + 10_000, signal });
+    expect(late).toBeNull();
+    expect(looks).toBe(2);
+    expect(b.seen).toEqual(['waiter']);
+    // A holder whose collection fell short: the next one replaces the marker and collects.
+    const again = await two.claim('k5', { enough: async () => false, waitUntil: Date.now() + 10_000, signal });
+    expect(again).not.toBeNull();
+    expect(b.seen).toEqual(['waiter', 'takeover']);
+    await again!.release();
   });
 });
 
