@@ -279,9 +279,11 @@ export class Aggregator {
     this.opts.events?.onCache?.(cached.size > 0);
     // Proven signatures go to this replica's cache and the shared one, and the lease (if held) is
     // released only once they are written: a waiting replica then finds them.
+    // Signatures that came from the caches are not written again (the same objects: the ledger keeps what it was given).
     const keep = (verified: Map<string, Uint8Array>): void => {
       if (verified.size > 0) cache.add(messageIdHex, verified);
-      const written = shared && verified.size > 0 ? shared.write(messageIdHex, verified) : Promise.resolve();
+      const fresh = new Map([...verified].filter(([pk, sig]) => cached.get(pk) !== sig));
+      const written = shared && fresh.size > 0 ? shared.write(messageIdHex, fresh) : Promise.resolve();
       if (claim) void written.then(() => claim.release());
     };
 
