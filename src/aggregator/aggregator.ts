@@ -26,6 +26,7 @@ import { OverloadedError } from '../util/overloaded.js';
 import { Deadline } from './deadline.js';
 import { untilAborted } from '../util/abortable.js';
 import type { SignatureCache } from './signature-cache.js';
+import { startingSignatures, type SharedSignatures } from './shared-signatures.js';
 import type { BlsVerifier } from '../bls-pool/verifier.js';
 
 export interface AggregationRequest {
@@ -117,6 +118,8 @@ export interface AggregatorOptions {
   peers: PeerSource;
   pool: BlsVerifier;
   cache: SignatureCache;
+  /** State shared with other replicas (redis.url): their signatures, one collection per identical request. */
+  shared?: SharedSignatures;
   deadlineMs?: number;
   requestTimeoutMs?: number;
   maxConcurrent?: number;
@@ -261,15 +264,29 @@ export class Aggregator {
     const set = await read('the validator set was being read from the P-Chain', () => this.setAt(subnetId, height, signal));
     if (set.validators.length === 0) throw new NoSigningValidatorsError(idToString(subnetId), height.height, height.source);
     if (signal.aborted) throw signal.reason;
-    deadline.phase = 'signatures were being collected';
     // Quorum 0 needs no weight, but the collection still insists on one signer: a signed
     // message with an empty bitset verifies nowhere.
     const minimumWeight = requiredWeight(set.totalWeight, req.quorumPercentage);
     const targetWeight = requiredWeight(set.totalWeight, req.quorumPercentage + req.quorumPercentageBuffer);
     const messageIdHex = bytesToHex(req.message.id);
-    const cache = this.opts.cache;
-    const cached = cache.get(messageIdHex);
+    const { cache, shared } = this.opts;
+    const key = { messageId: req.message.id, justification: req.justification, subnetId, pChainHeight: height.height, quorumPercentage: req.quorumPercentage, quorumPercentageBuffer: req.quorumPercentageBuffer };
+    const { cached, claim } = await startingSignatures({ local: cache, shared, messageIdHex, key, set, targetWeight, deadline, requestTimeoutMs: this.requestTimeoutMs });
+    if (signal.aborted) {
+      void claim?.release();
+      throw signal.reason;
+    }
+    deadline.phase = 'signatures were being collected';
     this.opts.events?.onCache?.(cached.size > 0);
+    // Proven signatures go to this replica's cache and the shared one, and the lease (if held) is
+    // released only once they are written: a waiting replica then finds them.
+    // Signatures that came from the caches are not written again (the same objects: the ledger keeps what it was given).
+    const keep = (verified: Map<string, Uint8Array>): void => {
+      if (verified.size > 0) cache.add(messageIdHex, verified);
+      const fresh = new Map([...verified].filter(([pk, sig]) => cached.get(pk) !== sig));
+      const written = shared && fresh.size > 0 ? shared.write(messageIdHex, fresh) : Promise.resolve();
+      if (claim) void written.then(() => claim.release());
+    };
 
     const collection = new Collection(
       {
@@ -286,14 +303,18 @@ export class Aggregator {
         verification: this.verification,
         fanOut: this.fanOut,
         onResponse: this.opts.events?.onResponse,
-        onCachedInvalid: (pkHex) => cache.delete(messageIdHex, pkHex),
+        onCachedInvalid: (pkHex) => {
+          cache.delete(messageIdHex, pkHex);
+          shared?.remove(messageIdHex, pkHex);
+        },
       },
       this.opts.peers,
       this.opts.pool,
     );
+    let verified = new Map<string, Uint8Array>();
     try {
       const outcome = await collection.run();
-      cache.add(messageIdHex, outcome.verified);
+      verified = outcome.verified;
       const signedMessage = encodeSignedMessage(req.message, encodeSigners(outcome.signers), outcome.signature);
       return {
         signedMessage,
@@ -311,16 +332,18 @@ export class Aggregator {
         idealMs: outcome.idealMs,
       };
     } catch (err) {
+      // What was proven valid stays useful: a retry asks only the validators still missing.
       if (err instanceof QuorumShortfall) {
-        // What was proven valid stays useful: a retry asks only the validators still missing.
-        if (err.verified.size > 0) cache.add(messageIdHex, err.verified);
+        verified = err.verified;
         throw new QuorumNotReachedError(err.signedWeight, minimumWeight, set.totalWeight, err.stats, err.why);
       }
       if (err instanceof CollectionLate) {
-        if (err.verified.size > 0) cache.add(messageIdHex, err.verified);
+        verified = err.verified;
         throw deadline.exceeded('the collected signatures were being checked (the BLS workers were busy)');
       }
       throw err;
+    } finally {
+      keep(verified);
     }
   }
 

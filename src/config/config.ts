@@ -134,6 +134,7 @@ export function redactConfig(config: Config): Config {
       apiKey: u.apiKey ? '[redacted]' : null,
     },
     peers: config.peers.map((p) => ({ url: redactUrl(p.url)! })),
+    redis: { ...config.redis, url: redactUrl(config.redis.url) },
   };
 }
 

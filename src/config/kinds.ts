@@ -125,6 +125,57 @@ export function optionalUrl({ credentials = true }: { credentials?: boolean } = 
   return kind(url({ protocols, query: false, credentials }).nullable(), 'URL (http, https) or null', envOptional);
 }
 
+/**
+ * A Redis URL (redis:// or rediss:// for TLS), or null: `redis://[[user]:password@]host[:port][/db]`.
+ * Credentials are allowed (Redis AUTH); a query or fragment is refused (ioredis would ignore them).
+ */
+export function optionalRedisUrl() {
+  const schema = z
+    .string({ error: 'must be a URL (redis: or rediss:) or null' })
+    .check((ctx) => {
+      const why = redisUrlProblem(ctx.value);
+      if (why !== undefined) ctx.issues.push(problem(why, ctx.value));
+    })
+    .nullable();
+  return kind(schema, 'URL (redis, rediss) or null', envOptional);
+}
+
+function redisUrlProblem(value: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    // Never echo the value: it may hold a password.
+    return 'is not a URL (redis://[user:password@]host[:port][/db])';
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') return `must use redis: or rediss: (TLS), got ${parsed.protocol}`;
+  if (parsed.hostname === '') return 'must name a host (redis://host:6379)';
+  if (parsed.port === '0') return 'port 0 is not a port to connect to';
+  if (parsed.search !== '' || parsed.hash !== '' || value.includes('?') || value.includes('#')) return 'must not have a query string or fragment';
+  if (!/^\/?(\d{1,2})?$/.test(parsed.pathname)) return 'the path is the database number (/0 to /15), nothing else';
+  return undefined;
+}
+
+/** Addresses or CIDR ranges (or loopback, linklocal, uniquelocal) of proxies whose X-Forwarded-For is believed. */
+export function proxyList() {
+  const names = new Set(['loopback', 'linklocal', 'uniquelocal']);
+  const schema = z.custom<string[]>(isStringList, { error: 'must be a list of addresses or CIDR ranges' }).check((ctx) => {
+    const bad = ctx.value.find((entry) => !names.has(entry) && !isAddressOrCidr(entry));
+    if (bad !== undefined) ctx.issues.push(problem(`'${bad.slice(0, 100)}' is not an IP address, a CIDR range (10.0.0.0/8) or one of ${[...names].join(', ')}`, ctx.value));
+  });
+  return kind(schema, 'list of addresses or CIDR ranges', envList);
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/');
+  if (rest.length > 0 || address === undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
 function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }

@@ -16,6 +16,8 @@ import {
   optionalSecret,
   optionalPath,
   optionalUrl,
+  optionalRedisUrl,
+  proxyList,
   p2pPeerList,
   peerList,
   string,
@@ -138,6 +140,14 @@ export const CONFIG_SCHEMA = z
       penaltyCooldownMs: setting(int(0, 86_400_000), 600_000, 'how long a banned validator is not dialled'),
       discoveryIntervalMs: setting(int(1000, 3_600_000), 60_000, 'how often info.peers of upstreams.node is read for validator addresses'),
       ioShards: setting(int(0, 64), 0, "worker threads that hold the validator connections (TLS, framing, compression, protobuf), each a slice of the validators; 0: the main thread holds them. For machines with idle cores: it takes the transport's work off the event loop that serves HTTP and decides quorum; each shard costs CPU for the hand-offs and ~80 MB at 1,000 validators, and gains nothing measurable on 2 cores (docs/performance.md)"),
+    }),
+    trustProxy: setting(proxyList(), [], 'load balancers (addresses, CIDR ranges, or loopback / linklocal / uniquelocal) whose X-Forwarded-For names the client: rate limits then count the client, not the balancer. Empty: no proxy is trusted, the TCP peer is the client'),
+    redis: z.strictObject({
+      url: setting(optionalRedisUrl(), null, 'Redis shared by replicas (redis://[user:password@]host:port[/db], rediss:// for TLS): one signature cache, one collection per identical request, one rate limit per client (docs/replicas.md); null: all in process. Redis down never fails an aggregation: each replica falls back to its own'),
+      keyPrefix: setting(string((v) => (v.length > 64 ? 'must be at most 64 characters' : undefined)), 'warpgate:', 'prefix of every key and channel warpgate uses in Redis (several deployments may share one Redis)'),
+      commandTimeoutMs: setting(int(10, 60_000), 500, 'longest one Redis command may take; past it the replica goes on with its local state'),
+      connectTimeoutMs: setting(int(100, 120_000), 2000, 'longest a connection attempt to Redis may take'),
+      leaseMs: setting(int(200, 60_000), 2000, 'lease of the replica collecting for an identical request, renewed while it collects: how soon another takes over if it dies'),
     }),
     publicMode: setting(
       bool(),

@@ -28,7 +28,7 @@ export class Gateway {
       const base = o.upstreams[name];
       if (base !== undefined) this.clients[name] = new UpstreamClient(name, base, { timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes });
     }
-    this.limits = new ClientLimits({ requestsPerMinute: o.requestsPerMinute, keyedRequestsPerMinute: o.keyedRequestsPerMinute });
+    this.limits = new ClientLimits({ requestsPerMinute: o.requestsPerMinute, keyedRequestsPerMinute: o.keyedRequestsPerMinute, budgets: opts.budgets });
     this.cache = new ResponseCache({ ttlMs: o.cacheTtlMs, maxEntries: o.cacheMaxEntries, maxBytes: PROXY_DEFAULTS.cacheMaxBytes });
     this.log = opts.logger ?? NO_LOG;
     this.observer = opts.observe;
@@ -80,6 +80,5 @@ export class Gateway {
   close(): void {
     for (const c of Object.values(this.clients)) c.close();
     this.cache.clear();
-    this.limits.clear();
   }
 }

@@ -1,5 +1,6 @@
 // ProxyOptions, their defaults, and the checks that run once when the router is created.
 import { ProxyConfigError, type UpstreamName } from './errors.js';
+import type { BudgetFactory } from '../util/rate-limit.js';
 
 export interface ProxyLogger {
   info(o: object, m?: string): void;
@@ -20,6 +21,8 @@ export interface ProxyOptions {
   publicMode?: boolean;
   /** Per minute; undefined or 0 means no limit for that budget. */
   rateLimit?: { requestsPerMinute?: number; keyedRequestsPerMinute?: number };
+  /** Where the rate-limit budgets are kept; default: in this process (util/rate-limit.ts). */
+  budgets?: BudgetFactory;
   /** Deadline of one upstream exchange. Default 10 000 ms. */
   timeoutMs?: number;
   /** Largest upstream answer passed on. Default 10 MiB. */

@@ -52,7 +52,7 @@ export async function serveRest(gw: Gateway, route: RestRoute, match: PathMatch,
   };
 
   const apiKey = clientApiKey(req);
-  const budget = gw.limits.take(gw.budgetIdentity(route.upstream, apiKey, clientAddress(req)));
+  const budget = await gw.limits.take(gw.budgetIdentity(route.upstream, apiKey, clientAddress(req)));
   if (!budget.ok) {
     return fail(429, `rate limit exceeded; retry in ${budget.retryAfterSeconds} s`, { 'retry-after': String(budget.retryAfterSeconds) });
   }

@@ -107,7 +107,7 @@ export async function serveRpc(gw: Gateway, ep: RpcEndpoint, req: Request, res: 
   const client = gw.budgetIdentity('node', clientApiKey(req), clientAddress(req));
   const rateLimited = (retryAfterSeconds: number): void =>
     answerError(429, null, { code: d.rateLimitCode, message: `rate limit exceeded; retry in ${retryAfterSeconds} s` }, { 'retry-after': String(retryAfterSeconds) });
-  const budget = gw.limits.take(client);
+  const budget = await gw.limits.take(client);
   if (!budget.ok) return rateLimited(budget.retryAfterSeconds);
   const contentTypeProblem = d.contentTypeProblem(req.headers['content-type']);
   if (contentTypeProblem !== null) {
@@ -167,7 +167,7 @@ export async function serveRpc(gw: Gateway, ep: RpcEndpoint, req: Request, res: 
   }
   // A batch costs one request per call.
   if (items.length > 1) {
-    const extra = gw.limits.take(client, items.length - 1);
+    const extra = await gw.limits.take(client, items.length - 1);
     if (!extra.ok) return rateLimited(extra.retryAfterSeconds);
   }
 

@@ -70,7 +70,9 @@ export function createApp(deps: AppDeps): express.Express {
   const { config, metrics, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Behind load balancers (trustProxy) the client is who X-Forwarded-For names, as far as a
+  // trusted hop says; otherwise the TCP peer, and a forged header changes nothing.
+  app.set('trust proxy', config.trustProxy.length > 0 ? config.trustProxy : false);
 
   app.use(requestLogger(logger));
   app.use((_req, res, next) => {

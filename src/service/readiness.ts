@@ -22,6 +22,12 @@ interface ReadinessReport {
   subnets: SubnetStake[];
   /** Connected validators per transport, and the p2p transport's state: what an operator looks at first when stake is short. */
   peers?: unknown;
+  /**
+   * With redis.url: "connected", or "shared state unavailable: …" with why. Not a reason to be
+   * unready: every replica would leave the balancer at once when Redis goes, while each still
+   * serves with its local state.
+   */
+  sharedState?: string;
 }
 
 interface ReadinessOptions {
@@ -44,6 +50,8 @@ interface ReadinessOptions {
   held?: (subnetId: Uint8Array) => CanonicalSet | undefined;
   /** Longest a metrics scrape waits for a validator set before using the last one it saw. */
   scrapeWaitMs?: number;
+  /** With redis.url: why shared state is unavailable, null when connected. */
+  sharedState?: () => string | null;
 }
 
 export class Readiness {
@@ -86,7 +94,8 @@ export class Readiness {
   private async evaluate(setOf: (subnetId: Uint8Array) => Promise<CanonicalSet>, recentNodeCallWillDo: boolean): Promise<ReadinessReport> {
     const reasons: string[] = [];
     const subnets: SubnetStake[] = [];
-    const peers = this.opts.describePeers ? { peers: this.opts.describePeers() } : {};
+    const shared = this.opts.sharedState ? { sharedState: this.opts.sharedState() ?? 'connected' } : {};
+    const peers = { ...(this.opts.describePeers ? { peers: this.opts.describePeers() } : {}), ...shared };
     if (!this.opts.node) return { ready: false, reasons: ['upstreams.node is not configured'], subnets, ...peers };
     const last = this.lastNodeCall;
     const ageMs = last === undefined ? Infinity : Date.now() - last.at;

@@ -33,6 +33,7 @@ import { createPeerPool } from './peers.js';
 import { Readiness } from './readiness.js';
 import { SignerRouting } from './signer-routing.js';
 import { StatusModel, type StatusTransport } from './status.js';
+import { openSharedState } from './shared-state.js';
 import { openValidatorSets, p2pEnabled } from './validator-sets.js';
 
 export interface Service {
@@ -95,6 +96,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const pool = new BlsPool({ backend: bls.name, threads: config.workers.threads, maxQueue: config.workers.maxQueue, events: { onTask: metrics.blsTask } });
   await pool.warm();
 
+  // Before the parts that use it; a Redis that cannot be used is logged, never a failed start.
+  const shared = await openSharedState(config, metrics.registry, logger);
   // Readiness, built below, hears of every node call too: the status page judges the node by them.
   let readiness: Readiness | undefined;
   const node = connectNode(config, (e) => {
@@ -128,6 +131,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     held: (id) => directory.heldSet(id),
     // Past two refreshes of readiness.subnets without a call, the status page asks the node itself.
     nodeFreshMs: 2 * config.peerAdmission.setRefreshMs,
+    sharedState: shared ? () => shared.state.unavailableReason() : undefined,
   });
   const cache = new SignatureCache(config.signatureCache);
   const aggregator = new Aggregator({
@@ -137,6 +141,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     peers: answers.observe(routing),
     pool,
     cache,
+    shared: shared?.state,
     deadlineMs: config.aggregation.deadlineMs,
     requestTimeoutMs: config.aggregation.requestTimeoutMs,
     maxConcurrent: config.aggregation.maxConcurrent,
@@ -154,6 +159,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     },
     publicMode: config.publicMode,
     rateLimit: config.rateLimit,
+    budgets: shared?.state.budgets,
     timeoutMs: config.proxy.timeoutMs,
     maxResponseBytes: config.proxy.maxResponseBytes,
     cacheTtlMs: config.proxy.cacheTtlMs,
@@ -176,6 +182,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     aggregationsInFlight: () => aggregator.active,
     cache: () => ({ ...cache.size, maxMessages: config.signatureCache.maxMessages, maxSignatures: config.signatureCache.maxSignatures }),
     workers: () => ({ threads: pool.threads, queued: pool.backlog, maxQueue: config.workers.maxQueue }),
+    sharedState: shared ? () => shared.metrics.snapshot() : undefined,
   });
 
   const app = createApp({
@@ -189,6 +196,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     proxyRouter: proxy.router,
     l1: node && opts.l1 ? opts.l1(node) : undefined,
     nodeNetworkId: node?.nodeNetworkId,
+    budgets: shared?.state.budgets,
   });
   const { server, gate } = createHttpServer(config, app);
   peers.attach(server, config.peerPath);
@@ -210,7 +218,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     if (metricsServer?.listening) await stopListening(metricsServer);
     stopRefresh();
     routing.close();
-    await Promise.allSettled([peers.close(), p2p?.close(), proxy.close(), pool.close()]);
+    await Promise.allSettled([peers.close(), p2p?.close(), proxy.close(), pool.close(), shared?.state.close()]);
     throw err;
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -233,7 +241,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       routing.close();
       if (metricsServer) metricsServer.closeAllConnections();
       await Promise.all([stopped, metricsServer ? stopListening(metricsServer) : undefined, peers.close(), p2p?.close(), proxy.close()]);
-      await pool.close();
+      await Promise.all([pool.close(), shared?.state.close()]);
       logger.info('stopped');
     })());
 

@@ -10,7 +10,7 @@
 import type { AggregationEvent } from '../aggregator/aggregator.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
-import type { AggregationOutcome, RecentAggregation, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
+import type { AggregationOutcome, RecentAggregation, SharedStateStatus, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
 import type { AnswerTracker } from './answer-tracker.js';
 
 /** A signer transport as the status page sees it: how many are connected, and whether a validator is. */
@@ -41,7 +41,20 @@ interface StatusSources {
   aggregationsInFlight: () => number;
   cache: () => { messages: number; signatures: number; maxMessages: number; maxSignatures: number };
   workers: () => { threads: number; queued: number; maxQueue: number };
+  /** Absent without redis.url. */
+  sharedState?: () => SharedStateStatus;
 }
+
+const NO_SHARED_STATE: SharedStateStatus = {
+  state: 'disabled',
+  reason: null,
+  sharedCacheHits: 0,
+  sharedCacheMisses: 0,
+  sharedCacheInvalid: 0,
+  coalesced: { holder: 0, waiter: 0, takeover: 0 },
+  fallbacks: 0,
+  commands: 0,
+};
 
 export class StatusModel {
   private readonly startedAt = Date.now();
@@ -118,6 +131,7 @@ export class StatusModel {
       },
       signatureCache: { ...src.cache(), hits: this.cacheHits, misses: this.cacheMisses },
       workers: src.workers(),
+      sharedState: src.sharedState?.() ?? NO_SHARED_STATE,
     };
   }
 

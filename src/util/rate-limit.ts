@@ -5,6 +5,17 @@
 
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
+/** A per-client budget: this process's RateLimiter, or one shared by replicas (shared-state/). */
+export interface Budget {
+  take(key: string, cost?: number): TakeResult | Promise<TakeResult>;
+}
+
+/** Makes the budget named `name` (its keys are separate from other budgets') at `requestsPerMinute`. */
+export type BudgetFactory = (name: string, requestsPerMinute: number) => Budget;
+
+/** Budgets kept in this process. */
+export const localBudgets: BudgetFactory = (_name, requestsPerMinute) => new RateLimiter({ requestsPerMinute });
+
 interface RateLimiterOptions {
   /** Steady rate and burst size. A positive number. */
   requestsPerMinute: number;

@@ -38,6 +38,7 @@ export const RUN_BY_TESTS: Record<string, RunByTest> = {
     test: 'test/signer/cli.test.ts',
     runs: "start(['--key', keyPath, '--listen', '0', '--policy', policyPath])",
   },
+  'for r in a b c; do npx warpgate keygen --staking "staking/$r"; done': { test: 'test/cli/identity.test.ts', runs: "warpgate(['keygen', '--staking', dir])" },
   // The bench's usage line: the test runs a tiny network through the same npm entry.
   'npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed] [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67] [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE] [--fan-out-extra PCT] [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--io-shards N] [--strategies warpgate,warpgateAllSigners,perSignatureVerify,floor] [--seed S] [--warmup 20] [--signer-processes 2] [--validators-nice 0-19] [--cpu-prof DIR] [--perf DIR]':
     { test: 'test/bench/quorum.test.ts', runs: "packagePath('bench/quorum.ts')" },
@@ -47,6 +48,7 @@ const NO_DOCKER = 'needs a Docker engine, which the test machines lack; test/ops
 
 export const NOT_RUN_HERE: Record<string, string> = {
   'npm test': 'it is the test suite itself (CI runs it)',
+  'npm run bench:replicas -- --json bench/results/replicas/run3.json': 'a benchmark of several minutes (three replicas, one Redis, a devnet); benchmarks are commands, not CI',
   'docker build -t warpgate .': NO_DOCKER,
   'docker run -p 8080:8080 warpgate': NO_DOCKER,
   'docker run -d --name warpgate -p 8080:8080 -v "$PWD/config.json:/etc/warpgate/config.json:ro" -e WARPGATE_CONFIG=/etc/warpgate/config.json -e WARPGATE_UPSTREAMS_API_KEY="$GLACIER_API_KEY" --stop-timeout 15 warpgate': NO_DOCKER,

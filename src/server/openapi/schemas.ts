@@ -96,6 +96,11 @@ export const SCHEMAS: Record<string, Schema> = {
           ],
         },
       }),
+      sharedState: {
+        type: 'string',
+        description:
+          "with redis.url: 'connected', or 'shared state unavailable: …' with why (Redis down, wrong password). Not a reason to be unready: the replica serves with its own cache and per-replica rate limits, and rejoins by itself",
+      },
     },
     ['ready', 'reasons', 'subnets'],
   ),
@@ -126,6 +131,20 @@ export const SCHEMAS: Record<string, Schema> = {
       misses: { type: 'integer' },
     }),
     workers: strict({ threads: { type: 'integer' }, queued: { type: 'integer', description: 'BLS tasks waiting for a thread' }, maxQueue: { type: 'integer' } }),
+    sharedState: strict({
+      state: { enum: ['disabled', 'connecting', 'connected', 'unavailable'], description: "the Redis replicas share (redis.url); 'disabled' without it" },
+      reason: nullable({ type: 'string', description: "'shared state unavailable: …' with why; null when connected or disabled" }),
+      sharedCacheHits: { type: 'integer', minimum: 0, description: 'reads of the shared signature cache that found signatures' },
+      sharedCacheMisses: { type: 'integer', minimum: 0 },
+      sharedCacheInvalid: { type: 'integer', minimum: 0, description: 'shared entries dropped: malformed, or failing their check (never a penalty)' },
+      coalesced: strict({
+        holder: { type: 'integer', minimum: 0, description: 'collected under the lease for an identical request' },
+        waiter: { type: 'integer', minimum: 0, description: "answered from another replica's collection" },
+        takeover: { type: 'integer', minimum: 0, description: 'leases taken over from a replica that died or stalled' },
+      }),
+      fallbacks: { type: 'integer', minimum: 0, description: 'operations done with local state because Redis could not be used' },
+      commands: { type: 'integer', minimum: 0, description: 'Redis commands sent' },
+    }),
   }),
   SubnetStatus: strict(
     {

@@ -9,7 +9,7 @@ import type { Aggregator, AggregationRequest, AggregationResult } from '../../ag
 import type { Deadline } from '../../aggregator/deadline.js';
 import type { Config } from '../../config/config.js';
 import { clientAddress } from '../../proxy/client-identity.js';
-import { RateLimiter } from '../../util/rate-limit.js';
+import { localBudgets, type BudgetFactory } from '../../util/rate-limit.js';
 import { idToString } from '../../warp/cb58.js';
 import { parseAggregationBody, parseTxRequest, toAggregationRequest } from '../aggregation-request.js';
 import { GLACIER, ICM, ICM_PATH, type Dialect } from '../dialects.js';
@@ -37,6 +37,8 @@ export interface AggregationRouteDeps {
   l1?: L1MessageBuilder;
   /** The node's network ID (info.getNetworkID); absent when no node is configured. */
   nodeNetworkId?: () => Promise<number>;
+  /** Where rate-limit budgets are kept: in this process, or shared by replicas (redis.url). */
+  budgets?: BudgetFactory;
 }
 
 export function mountAggregationRoutes(app: Express, deps: AggregationRouteDeps): void {
@@ -47,9 +49,10 @@ export function mountAggregationRoutes(app: Express, deps: AggregationRouteDeps)
   // Aggregations cost every validator a signature and the node its validator sets: per client IP,
   // whatever API key it sends (no upstream checks keys here, so an invented one would buy more).
   const perMinute = config.rateLimit.aggregationsPerMinute;
-  const budget = perMinute > 0 ? new RateLimiter({ requestsPerMinute: perMinute }) : undefined;
-  const limitAggregations = (req: Request, _res: Response, next: NextFunction): void => {
-    const taken = budget?.take(`ip ${clientAddress(req)}`);
+  const budget = perMinute > 0 ? (deps.budgets ?? localBudgets)('aggregations', perMinute) : undefined;
+  const limitAggregations = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    // A shared budget never rejects: without Redis it is charged locally.
+    const taken = await budget?.take(`ip ${clientAddress(req)}`);
     if (taken && !taken.ok) {
       const s = String(taken.retryAfterSeconds);
       return next(new HttpError(429, `rate limit exceeded: at most ${perMinute} aggregation requests a minute per client; retry in ${s} s`, { 'retry-after': s }));

@@ -52,7 +52,19 @@ export const STATUS_PAGE_SCRIPT = `
       card('In flight', a.inFlight, 'aggregations under way', 'aggregations-in-flight'),
       card('Signature cache', c.signatures, c.messages + ' of ' + c.maxMessages + ' messages, ' + c.signatures + ' of ' + c.maxSignatures + ' signatures; hit ratio ' + pct(hit), 'cache-signatures'),
       card('BLS worker queue', w.queued, 'tasks waiting; threads: ' + w.threads + ', at most ' + w.maxQueue + ' waiting', 'worker-queue'),
+      sharedState(r.sharedState),
     ]);
+  }
+
+  // Redis shared by replicas: its health first, then what it saved (shown only with redis.url).
+  function sharedState(s) {
+    if (!s || s.state === 'disabled') return null;
+    var value = s.state === 'connected' ? 'connected' : s.state === 'connecting' ? 'connecting' : 'shared state unavailable';
+    var c = s.coalesced;
+    var detail = (s.reason ? s.reason + '. ' : '') + 'shared cache hits ' + s.sharedCacheHits + ', misses ' + s.sharedCacheMisses +
+      ', dropped ' + s.sharedCacheInvalid + '; coalesced requests ' + c.waiter + ' (collected ' + c.holder + ', taken over ' + c.takeover + ')' +
+      '; local fallbacks ' + s.fallbacks;
+    return card('Shared state (Redis)', value, detail, 'shared-state');
   }
 
   function stakeBar(s) {

@@ -60,6 +60,24 @@ export interface RecentAggregation {
   error: string | null;
 }
 
+/** The Redis replicas share (redis.url): its health and what it saved this replica. */
+export interface SharedStateStatus {
+  /** 'disabled' without redis.url. */
+  state: 'disabled' | 'connecting' | 'connected' | 'unavailable';
+  /** "shared state unavailable: …" with why; null when connected or disabled. */
+  reason: string | null;
+  /** Reads of the shared signature cache that found signatures, found none, and entries dropped (malformed or failing their check). */
+  sharedCacheHits: number;
+  sharedCacheMisses: number;
+  sharedCacheInvalid: number;
+  /** Aggregations collected under the lease, answered from another replica's collection, and leases taken over. */
+  coalesced: { holder: number; waiter: number; takeover: number };
+  /** Operations done with local state because Redis could not be used. */
+  fallbacks: number;
+  /** Redis commands sent. */
+  commands: number;
+}
+
 export interface StatusReport {
   version: string;
   startedAt: string;
@@ -81,4 +99,5 @@ export interface StatusReport {
   };
   signatureCache: { messages: number; signatures: number; maxMessages: number; maxSignatures: number; hits: number; misses: number };
   workers: { threads: number; queued: number; maxQueue: number };
+  sharedState: SharedStateStatus;
 }
