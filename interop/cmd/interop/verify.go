@@ -42,16 +42,18 @@ func runVerify(args []string) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	uri := fs.String("uri", "", "a node's URI (its P-Chain API answers getValidatorsAt)")
 	msgHex := fs.String("message", "", "the signed Warp message, hex (0x optional)")
-	height := fs.Uint64("height", 0, "P-Chain height to verify at (required)")
+	heightFlag := fs.Int64("height", -1, "P-Chain height to verify at (required; 0 is the genesis set)")
 	subnet := fs.String("subnet", "", "signing subnet ID; default: the subnet that validates the source chain")
 	networkID := fs.Uint("network-id", 0, "expected network ID; default: the node's")
 	quorum := fs.Uint64("quorum", 67, "quorum numerator (of 100)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *uri == "" || *msgHex == "" || *height == 0 {
+	if *uri == "" || *msgHex == "" || *heightFlag < 0 {
 		return errors.New("verify: -uri, -message and -height are required")
 	}
+	height := new(uint64)
+	*height = uint64(*heightFlag)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
