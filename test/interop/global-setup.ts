@@ -1,8 +1,9 @@
 // Builds the interop binaries (interop/build.sh) and starts one real network for the whole
 // `npm run test:interop` run; the tests read its description with inject('interopNetwork').
 // Teardown stops it with SIGTERM (the last test file may already have killed it with SIGKILL).
+// WARPGATE_INTEROP_NETWORK_JSON (and _PID) point the tests at a network started by hand instead.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { BUILD_DIR, INTEROP_BIN, NETWORK_ROOT, REPO, type NetworkDescription } from './paths.js';
 
@@ -16,6 +17,14 @@ declare module 'vitest' {
 const START_TIMEOUT_MS = 25 * 60_000;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // A network already started with `npm run interop:network` (its JSON line saved to a file,
+  // and its pid): the tests use it and leave it running, unless a test file kills it.
+  const existing = process.env.WARPGATE_INTEROP_NETWORK_JSON;
+  if (existing) {
+    project.provide('interopNetwork', JSON.parse(readFileSync(existing, 'utf8')) as NetworkDescription);
+    project.provide('interopNetworkPid', Number(process.env.WARPGATE_INTEROP_NETWORK_PID));
+    return async () => undefined;
+  }
   const build = spawnSync('bash', [`${REPO}/interop/build.sh`], { encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'] });
   if (build.status !== 0) {
     const why = build.stderr.trim().split('\n').filter((l) => l.startsWith('interop:')).pop() ?? build.stderr.trim();
