@@ -1,6 +1,6 @@
 // The L1's SubnetToL1Conversion, made signable by the real ConvertSubnetToL1Tx the harness
 // issued: through the Data API's txHash GET and through the justification form (the raw subnet
-// ID). The L1's own validators sign it (the L1 is the default signing subnet of a P-Chain
+// ID). The L1's own validators (weights 40/10/10) sign it (the L1 is the default signing subnet of a P-Chain
 // message bound for it) and avalanchego's verification accepts it against the L1's set.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bytesToHex, parseCb58Id } from '../../src/warp/index.js';
@@ -37,9 +37,9 @@ describe('P-Chain SubnetToL1Conversion', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     fromTx = res.body.signedMessage;
     const verdict = avalancheVerdict(net, fromTx, Number(res.headers.get('x-warpgate-pchain-height')), { subnet: net.l1.subnetId });
-    expect(verdict, JSON.stringify(verdict)).toMatchObject({ valid: true, sourceChainId: P_CHAIN_ID, subnetId: net.l1.subnetId, totalWeight: 6 });
-    // 4/1/1: the heavy validator alone has 66.7%, short of 67%; one light one more is enough.
-    expect(verdict).toMatchObject({ signers: 2, signedWeight: 5 });
+    expect(verdict, JSON.stringify(verdict)).toMatchObject({ valid: true, sourceChainId: P_CHAIN_ID, subnetId: net.l1.subnetId, totalWeight: 60 });
+    // 40/10/10: the heavy validator alone has 66.7%, short of 67%; one light one more is enough.
+    expect(verdict).toMatchObject({ signers: 2, signedWeight: 50 });
   });
 
   it('is the same message through the justification form (the subnet ID), and avalanchego accepts it', async () => {

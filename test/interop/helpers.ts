@@ -100,3 +100,10 @@ export function withChangedMessageByte(signedHex: string, unsignedLength: number
   const flipped = (parseInt(hex.slice(at, at + 2), 16) ^ 0x01).toString(16).padStart(2, '0');
   return hex.slice(0, at) + flipped + hex.slice(at + 2);
 }
+
+/** Runs an `interop` subcommand that prints one JSON line. */
+export function interopJson<T>(args: string[]): T {
+  const run = spawnSync(INTEROP_BIN, args, { encoding: 'utf8', timeout: 180_000 });
+  if (run.status !== 0) throw new Error(`interop ${args[0]} ${args[1] ?? ''} failed (${run.status}): ${run.stderr.trim()}`);
+  return JSON.parse(run.stdout.trim()) as T;
+}

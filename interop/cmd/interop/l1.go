@@ -19,6 +19,7 @@ import (
 	"github.com/ava-labs/avalanchego/utils/logging"
 	"github.com/ava-labs/avalanchego/utils/units"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
+	platformapi "github.com/ava-labs/avalanchego/vms/platformvm/api"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/wallet/subnet/primary/common"
@@ -37,8 +38,10 @@ const (
 )
 
 // l1Weights of the initial L1 validators (none of them a Primary Network validator): stopping a
-// light one leaves 5/6 = 83% of the weight, stopping the heavy one leaves 33%.
-var l1Weights = []uint64{4, 1, 1}
+// light one leaves 5/6 = 83% of the weight, stopping the heavy one leaves 33%. The total must
+// reach consensus's sample size (K = 20 by default): validators are sampled by weight unit
+// without replacement, and a chain whose set weighs less never finalises a block.
+var l1Weights = []uint64{40, 10, 10}
 
 type l1Network struct {
 	subnet          *tmpnet.Subnet
@@ -124,6 +127,10 @@ func startL1(ctx context.Context, log logging.Logger, network *tmpnet.Network) (
 		return nil, fmt.Errorf("ConvertSubnetToL1Tx: %w", err)
 	}
 	l1.conversionTxID = tx.ID()
+	conversionHeight, err := platformvm.NewClient(apiURI).GetHeight(ctx)
+	if err != nil {
+		return nil, err
+	}
 	log.Info("converted the subnet to an L1")
 
 	// The nodes join the network description only now, so that the chain configuration they
@@ -146,7 +153,31 @@ func startL1(ctx context.Context, log logging.Logger, network *tmpnet.Network) (
 			return nil, err
 		}
 	}
+	// Aggregators sign at the proposed P-Chain height by default, which trails the tip: until it
+	// reaches the conversion, the L1 has no validators there and nothing it signs can verify.
+	if err := waitForProposedSet(ctx, apiURI, l1.subnet.SubnetID, len(l1.validators)); err != nil {
+		return nil, err
+	}
+	if err := advancePChainEpoch(ctx, apiURI, wallet, conversionHeight); err != nil {
+		return nil, err
+	}
 	return l1, nil
+}
+
+// waitForProposedSet waits until the subnet's validator set at the proposed height has n members.
+func waitForProposedSet(ctx context.Context, uri string, subnetID ids.ID, n int) error {
+	client := platformvm.NewClient(uri)
+	for {
+		vdrs, err := client.GetValidatorsAt(ctx, subnetID, platformapi.ProposedHeight)
+		if err == nil && len(vdrs) == n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the L1's set at the proposed height never reached %d validators: %w", n, ctx.Err())
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // subnetEVMGenesis funds the given keys and enables Warp from genesis, verified against the

@@ -2,6 +2,8 @@
 //
 //	interop network   start a local network with an L1, print one JSON line, stay up until a signal
 //	interop verify    check a signed Warp message with avalanchego's own verification code
+//	interop new-validator-key  a NodeID and a BLS key with its proof of possession
+//	interop issue register|weight  a RegisterL1ValidatorTx / SetL1ValidatorWeightTx carrying a signed message
 //	interop reap      (internal) stop the nodes of a network whose owner process died
 //
 // Everything it does goes through avalanchego's own packages (tmpnet, the P-Chain wallet,
@@ -15,7 +17,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: interop network|verify|reap [flags]")
+		fail("usage: interop network|verify|new-validator-key|issue|reap [flags]")
 	}
 	var err error
 	switch os.Args[1] {
@@ -23,6 +25,10 @@ func main() {
 		err = runNetwork(os.Args[2:])
 	case "verify":
 		err = runVerify(os.Args[2:])
+	case "new-validator-key":
+		err = runNewValidatorKey(os.Args[2:])
+	case "issue":
+		err = runIssue(os.Args[2:])
 	case "reap":
 		err = runReap(os.Args[2:])
 	default:
