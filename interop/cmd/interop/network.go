@@ -149,8 +149,8 @@ func shutdown(network *tmpnet.Network) {
 	defer cancel()
 	if err := network.Stop(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "interop: stopping nodes:", err)
-		killNodes(network.Dir, 20*time.Second)
 	}
+	killNodes(network.Dir, 20*time.Second)
 	if err := os.RemoveAll(network.Dir); err != nil {
 		fmt.Fprintln(os.Stderr, "interop: removing", network.Dir+":", err)
 	}
@@ -163,8 +163,10 @@ func failedStart(network *tmpnet.Network, after time.Duration, cause error) erro
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := network.Stop(ctx); err != nil {
-		killNodes(network.Dir, 20*time.Second)
+		fmt.Fprintln(os.Stderr, "interop: stopping nodes:", err)
 	}
+	// A node whose start was abandoned may not have recorded its pid for tmpnet's Stop.
+	killNodes(network.Dir, 20*time.Second)
 	for _, node := range network.Nodes {
 		if node.DataDir == "" {
 			continue

@@ -91,24 +91,41 @@ func killNodes(dir string, grace time.Duration) {
 	}
 }
 
-// nodePIDs reads the pids of the network's running avalanchego processes.
+// nodePIDs finds the network's avalanchego processes: those recorded in a node's process.json,
+// and any whose command line names the directory (tmpnet starts each node with
+// --config-file <dir>/<NodeID>/flags.json), which includes a node still starting when its
+// start was abandoned, before it wrote process.json.
 func nodePIDs(dir string) []int {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
+	seen := map[int]bool{}
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, entry := range entries {
+			raw, err := os.ReadFile(filepath.Join(dir, entry.Name(), "process.json"))
+			if err != nil {
+				continue
+			}
+			var ctx struct {
+				PID int `json:"pid"`
+			}
+			if json.Unmarshal(raw, &ctx) == nil && ctx.PID > 0 && isAvalanchego(ctx.PID) {
+				seen[ctx.PID] = true
+			}
+		}
 	}
-	var pids []int
-	for _, entry := range entries {
-		raw, err := os.ReadFile(filepath.Join(dir, entry.Name(), "process.json"))
-		if err != nil {
-			continue
+	if procs, err := os.ReadDir("/proc"); err == nil {
+		for _, p := range procs {
+			pid, err := strconv.Atoi(p.Name())
+			if err != nil {
+				continue
+			}
+			raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if err == nil && strings.Contains(string(raw), "avalanchego") && strings.Contains(string(raw), dir+"/") {
+				seen[pid] = true
+			}
 		}
-		var ctx struct {
-			PID int `json:"pid"`
-		}
-		if json.Unmarshal(raw, &ctx) == nil && ctx.PID > 0 && isAvalanchego(ctx.PID) {
-			pids = append(pids, ctx.PID)
-		}
+	}
+	pids := make([]int, 0, len(seen))
+	for pid := range seen {
+		pids = append(pids, pid)
 	}
 	return pids
 }
