@@ -2,7 +2,10 @@ module github.com/warpgate/interop
 
 go 1.25.8
 
-require github.com/ava-labs/avalanchego v1.14.2
+require (
+	github.com/ava-labs/avalanchego v1.14.2
+	github.com/ava-labs/avalanchego/graft/subnet-evm v1.14.2
+)
 
 require (
 	connectrpc.com/connect v1.18.1 // indirect
@@ -13,7 +16,6 @@ require (
 	github.com/VictoriaMetrics/fastcache v1.12.1 // indirect
 	github.com/ava-labs/avalanchego/graft/coreth v1.14.2 // indirect
 	github.com/ava-labs/avalanchego/graft/evm v1.14.2 // indirect
-	github.com/ava-labs/avalanchego/graft/subnet-evm v1.14.2 // indirect
 	github.com/ava-labs/firewood-go-ethhash/ffi v0.3.1 // indirect
 	github.com/ava-labs/libevm v1.13.14-0.4.0.rc.2 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -167,7 +169,5 @@ require (
 // dependency do not apply to us, so we repeat it.
 replace google.golang.org/genproto => google.golang.org/genproto v0.0.0-20240903143218-8af14fe29dc1
 
-tool (
-	github.com/ava-labs/avalanchego/graft/subnet-evm/plugin
-	github.com/ava-labs/avalanchego/main
-)
+// The node binary interop/build.sh builds (subnet-evm's VM comes from cmd/subnet-evm).
+tool github.com/ava-labs/avalanchego/main
