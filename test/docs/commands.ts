@@ -48,6 +48,7 @@ const NO_DOCKER = 'needs a Docker engine, which the test machines lack; test/ops
 
 export const NOT_RUN_HERE: Record<string, string> = {
   'npm test': 'it is the test suite itself (CI runs it)',
+  'npm run test:interop': 'it is the interop suite itself (.ci/run runs it after npm test)',
   'npm run bench:replicas -- --json bench/results/replicas/run3.json': 'a benchmark of several minutes (three replicas, one Redis, a devnet); benchmarks are commands, not CI',
   'docker build -t warpgate .': NO_DOCKER,
   'docker run -p 8080:8080 warpgate': NO_DOCKER,

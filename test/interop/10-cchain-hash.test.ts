@@ -1,0 +1,53 @@
+// A C-Chain message whose payload is the hash of an accepted block (no transaction needed),
+// signed by the real Primary Network validators over p2p through both request dialects, and
+// accepted by avalanchego's own verification at the height warpgate says it signed at.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { bytesToHex, encodeHashPayload, hexToBytes, newUnsignedMessage, parseCb58Id } from '../../src/warp/index.js';
+import { postJson } from '../ops/helpers.js';
+import { avalancheVerdict, PRIMARY_NETWORK_ID, rpc, startWarpgateFor, withChangedMessageByte, type Warpgate } from './helpers.js';
+
+const net = inject('interopNetwork');
+let warpgate: Warpgate;
+
+beforeAll(async () => {
+  warpgate = await startWarpgateFor(net);
+});
+afterAll(async () => {
+  await warpgate?.stop();
+});
+
+async function blockHashMessage(): Promise<Uint8Array> {
+  const block = await rpc<{ hash: string }>(net.cChain.rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
+  return newUnsignedMessage(net.networkId, parseCb58Id(net.cChain.blockchainId), encodeHashPayload(hexToBytes(block.hash))).bytes;
+}
+
+describe('C-Chain block hash', () => {
+  it('is signed through the Data API dialect and avalanchego accepts it', async () => {
+    const message = await blockHashMessage();
+    const res = await postJson(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: bytesToHex(message) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // The proposed height (the default): 0 on a network younger than the proposer window.
+    expect(res.headers.get('x-warpgate-pchain-height-source')).toBe('proposed');
+    const height = Number(res.headers.get('x-warpgate-pchain-height'));
+
+    const verdict = avalancheVerdict(net, res.body.signedMessage, height);
+    expect(verdict, JSON.stringify(verdict)).toMatchObject({ valid: true, subnetId: PRIMARY_NETWORK_ID, sourceChainId: net.cChain.blockchainId });
+    // Four equal validators: three signatures are the fewest that reach 67%.
+    expect(verdict.signers).toBe(3);
+    expect(verdict.signedWeight * 100).toBeGreaterThanOrEqual(verdict.totalWeight * 67);
+
+    // The same check refuses the message once one byte of what was signed changes.
+    const tampered = avalancheVerdict(net, withChangedMessageByte(res.body.signedMessage, message.length), height);
+    expect(tampered).toMatchObject({ valid: false, error: 'signature is invalid' });
+  });
+
+  it('is signed through the icm-services dialect at an explicit height and avalanchego accepts it there', async () => {
+    const message = await blockHashMessage();
+    const height = Number((await rpc<{ height: string }>(net.pChainUrl, 'platform.getHeight')).height);
+    const res = await postJson(`${warpgate.url}/aggregate-signatures`, { message: bytesToHex(message), 'pchain-height': height });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(Number(res.headers.get('x-warpgate-pchain-height'))).toBe(height);
+    const verdict = avalancheVerdict(net, res.body['signed-message'], height);
+    expect(verdict, JSON.stringify(verdict)).toMatchObject({ valid: true, subnetId: PRIMARY_NETWORK_ID, signers: 3 });
+  });
+});
