@@ -6,16 +6,17 @@
 // on one timer per connection. Misbehaviour closes the connection with a fault.
 import type { TLSSocket } from 'node:tls';
 import type { PublicKey } from '../bls/index.js';
-import { bytesEqual, bytesToHex } from '../warp/hex.js';
+import { bytesToHex } from '../warp/hex.js';
 import type { AppRequest, ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
-import { abortedBy, HandshakeRefusedError, P2PProtocolError, P2PRequestError, type CloseReason, type PeerFault } from './errors.js';
+import { abortedBy, HandshakeRefusedError, P2PProtocolError, P2PRequestError, type CloseReason, type DropKind, type PeerFault } from './errors.js';
 import type { RequestFailure } from '../util/request-failure.js';
 import { askAsPromise, failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { PendingRequest } from './pending-request.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
-import { appRequestFrame, decodeSignatureResponse, OddRequestIds, signatureAppRequest } from './acp118.js';
+import { appRequestFrame, decodeSignatureResponse, signatureAppRequest } from './acp118.js';
+import { OutstandingRequests } from './outstanding.js';
 import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
 import { ourHandshake } from './local-side.js';
 import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S } from './constants.js';
@@ -33,9 +34,9 @@ export interface ConnectionHooks {
   onClosed?(conn: P2PConnection, reason: CloseReason): void;
   onAppRequest?(conn: P2PConnection, req: InboundAppRequest): void;
   onDiscovered?(conn: P2PConnection, peers: DiscoveredPeer[]): void;
+  /** Something an honest slow node does was dropped (not a fault). */
+  onDropped?(conn: P2PConnection, kind: DropKind, detail: string): void;
 }
-
-const RECENTLY_EXPIRED_CAP = 4096;
 
 /** Handshake fields whose failure is an incompatibility (back off), not misbehaviour (penalise). */
 const INCOMPATIBLE_FIELDS = new Set(['networkID', 'myTime', 'version']);
@@ -43,10 +44,7 @@ const INCOMPATIBLE_FIELDS = new Set(['networkID', 'myTime', 'version']);
 export class P2PConnection {
   readonly nodeId: string;
   private readonly decoder: FrameDecoder;
-  private readonly requestIds = new OddRequestIds();
-  private readonly pending = new Map<number, PendingRequest>();
-  /** Request IDs given up on and not answered yet: a late answer is no fault, and removes its ID (kept, they filled the cap on every connection: README "Memory at 2,000 validators"). */
-  private readonly expired = new Set<number>();
+  private readonly pending = new OutstandingRequests();
   private state: 'handshaking' | 'ready' | 'closed' = 'handshaking';
   private gotHandshake = false;
   private peerInfo: PeerHandshake | undefined;
@@ -121,9 +119,7 @@ export class P2PConnection {
 
   /** The caller stopped waiting: the request leaves, and a late answer to it is not a fault. */
   forget(p: PendingRequest): void {
-    if (this.pending.get(p.requestId) !== p) return;
-    this.pending.delete(p.requestId);
-    this.rememberExpired(p.requestId);
+    this.pending.forget(p);
   }
 
   private enqueue(req: SignatureRequestInput, timeoutMs: number, timedHere: boolean, done: AskDone<P2PAnswer>): AskTicket {
@@ -132,7 +128,7 @@ export class P2PConnection {
     if (this.pending.size >= this.limits.maxOutstandingRequests) {
       return failedAsk(new P2PRequestError('overloaded', this.nodeId, `${this.pending.size} requests are already outstanding`), done);
     }
-    const requestId = this.requestIds.take((id) => this.pending.has(id) || this.expired.has(id));
+    const requestId = this.pending.nextId();
     let frame: Uint8Array;
     try {
       frame = this.local.compressOutbound
@@ -141,10 +137,11 @@ export class P2PConnection {
     } catch (err) {
       return failedAsk(new P2PRequestError('protocol', this.nodeId, `cannot frame the request: ${(err as Error).message}`), done);
     }
+    // Not written (the peer has not read its backlog): fails at once, and no ID is spent.
+    if (!this.write(frame)) return failedAsk(new P2PRequestError('overloaded', this.nodeId, 'the peer has not read what was sent to it'), done);
     const p = new PendingRequest(this, requestId, req.chainId, Date.now() + timeoutMs, timedHere, done);
-    this.pending.set(requestId, p);
+    this.pending.add(p);
     if (timedHere && p.deadline < this.timerAt) this.reschedule();
-    this.write(frame);
     return p;
   }
 
@@ -175,9 +172,7 @@ export class P2PConnection {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.socket.destroy();
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of pending) p.done(new P2PRequestError(failure, this.nodeId, `connection closed: ${reason.detail}`), undefined);
+    for (const p of this.pending.takeAll()) p.done(new P2PRequestError(failure, this.nodeId, `connection closed: ${reason.detail}`), undefined);
     this.hooks.onClosed?.(this, reason);
   }
 
@@ -190,13 +185,19 @@ export class P2PConnection {
     this.write(encodeFrame(encodeMessage(body, { compress }), this.limits.maxMessageBytes));
   }
 
-  private write(frame: Uint8Array): void {
-    if (this.state === 'closed') return;
+  /**
+   * False when not written: a peer that has not read the last maxWriteBufferBytes is busy, not
+   * hostile, and avalanchego drops what its send queue cannot take (network/peer/message_queue.go)
+   * without closing; the silence timeout still ends a peer that stopped altogether.
+   */
+  private write(frame: Uint8Array): boolean {
+    if (this.state === 'closed') return false;
     if (this.socket.writableLength > this.limits.maxWriteBufferBytes) {
-      this.fault('slow-reader', `the peer left ${this.socket.writableLength} bytes unread`);
-      return;
+      this.hooks.onDropped?.(this, 'write-backlog', `the peer left ${this.socket.writableLength} bytes unread`);
+      return false;
     }
     this.socket.write(frame);
+    return true;
   }
 
   private onData(chunk: Buffer): void {
@@ -242,7 +243,8 @@ export class P2PConnection {
         this.send({ case: 'pong', value: { $typeName: 'p2p.Pong' } });
         return;
       case 'pong':
-        if (this.pingSentAt === undefined) return this.fault('unsolicited-pong', 'a Pong that answers no Ping');
+        // Pongs queued behind a stall can outnumber the Pings outstanding: dropped, not punished.
+        if (this.pingSentAt === undefined) return this.hooks.onDropped?.(this, 'surplus-pong', 'a Pong that answers no Ping');
         this.pingSentAt = undefined;
         this.reschedule();
         return;
@@ -295,14 +297,11 @@ export class P2PConnection {
 
   private settle(chainId: Uint8Array, requestId: number, then: (p: PendingRequest) => void): void {
     if (this.state !== 'ready') return;
-    const p = this.pending.get(requestId);
-    if (!p || !bytesEqual(p.chainId, chainId)) {
-      if (this.expired.delete(requestId)) return; // a late answer to a request we gave up on: ignored, and forgotten
-      this.fault('unrequested-response', `an answer to request ${requestId} on chain ${bytesToHex(chainId).slice(0, 16)}… that was never made`);
-      return;
-    }
-    this.pending.delete(requestId);
-    then(p);
+    const match = this.pending.match(requestId, chainId);
+    if (match.kind === 'pending') return then(match.request);
+    const what = `an answer to request ${requestId} on chain ${bytesToHex(chainId).slice(0, 16)}…`;
+    if (match.kind === 'late') this.hooks.onDropped?.(this, 'late-answer', `${what} given up on`);
+    else this.fault('unrequested-response', `${what} that was never made`);
   }
 
   private onHandshake(hs: Handshake): void {
@@ -348,11 +347,6 @@ export class P2PConnection {
     if (discovered.length > 0) this.hooks.onDiscovered?.(this, discovered);
   }
 
-  private rememberExpired(id: number): void {
-    this.expired.add(id);
-    if (this.expired.size > RECENTLY_EXPIRED_CAP) this.expired.delete(this.expired.values().next().value as number);
-  }
-
   /**
    * The one timer: handshake deadline, silence, pings and the deadlines of requests timed here
    * (those of ask(), timed by their caller, are swept up whenever it runs).
@@ -383,12 +377,7 @@ export class P2PConnection {
       this.close({ kind: 'timeout', detail: `nothing received for ${this.limits.silenceTimeoutMs} ms` });
       return;
     }
-    for (const [id, p] of this.pending) {
-      if (p.deadline > now) continue;
-      this.pending.delete(id);
-      this.rememberExpired(id);
-      p.done(new P2PRequestError('timeout', this.nodeId, 'no answer before the deadline'), undefined);
-    }
+    for (const p of this.pending.takeExpired(now)) p.done(new P2PRequestError('timeout', this.nodeId, 'no answer before the deadline'), undefined);
     if (this.state === 'ready' && this.pingSentAt === undefined && now >= this.nextPingAt) {
       this.nextPingAt = now + this.limits.pingIntervalMs;
       this.send({ case: 'ping', value: { $typeName: 'p2p.Ping', uptime: 0 } });

@@ -27,6 +27,15 @@ export type CloseReason =
   | { kind: 'refused'; detail: string }
   | { kind: 'fault'; fault: PeerFault; detail: string };
 
+/**
+ * What an honest node does when it is slow or busy, and warpgate drops and counts (a metric)
+ * without closing or penalising, as avalanchego drops what it does not expect: an answer that
+ * comes after its request was given up on, a message not written because the peer has not read
+ * the last 16 MiB, a Pong beyond the Pings sent, and a dial that met another node at a stale
+ * address.
+ */
+export type DropKind = 'late-answer' | 'write-backlog' | 'surplus-pong' | 'stale-address';
+
 /** Misbehaviour that disconnects a peer and counts against it. */
 export type PeerFault =
   | 'oversized-frame'
@@ -38,12 +47,10 @@ export type PeerFault =
   | 'bad-certificate'
   | 'unrequested-response'
   | 'bad-response'
-  | 'unsolicited-pong'
   | 'bad-ping'
   | 'bad-peer-list'
   | 'bad-get-peer-list'
-  | 'flood'
-  | 'slow-reader';
+  | 'flood';
 
 /** A certificate that avalanchego's staking rules (staking/parse.go) refuse. */
 export class StakingCertificateError extends Error {

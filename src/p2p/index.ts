@@ -4,7 +4,7 @@ export { ShardedP2PNetwork, shardOf, type ShardedP2PNetworkOptions } from './sha
 export { P2PConnection, type ConnectionHooks } from './connection.js';
 export { type P2PAnswer, type SignatureRequestInput, type ConnectionLimits, type LocalSide, type InboundAppRequest, type DiscoveredPeer } from './connection-types.js';
 export { claimedIpPort } from './peer-list.js';
-export { P2PRequestError, StakingCertificateError, HandshakeRefusedError, P2PProtocolError, type PeerFault, type CloseReason } from './errors.js';
+export { P2PRequestError, StakingCertificateError, HandshakeRefusedError, P2PProtocolError, type PeerFault, type CloseReason, type DropKind } from './errors.js';
 export { dialPeer, peerCertificateOf, tlsServerOptions, P2PDialError, type DialFailure } from './tls.js';
 export { makeLocalSide, type LocalSideOptions } from './local-side.js';
 export { generateStakingCertificate, selfSignedCertificatePem, loadStakingIdentity, ephemeralStakingIdentity, certificateDerFromPem, type StakingIdentity } from './identity.js';

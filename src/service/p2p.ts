@@ -22,6 +22,8 @@ type TransportState = 'waiting-for-node' | 'running' | 'closed';
 /** What the transport reports as it happens (the metrics). */
 interface P2PTransportEvents {
   dialFailed?(kind: string): void;
+  /** What an honest slow node did, dropped without a penalty (DropKind). */
+  dropped?(kind: string): void;
 }
 
 interface P2PTransportOptions {
@@ -148,6 +150,7 @@ export class P2PTransport {
     this.network = network;
     this.current = 'running';
     network.on('dialFailed', (_nodeId, err) => this.opts.events?.dialFailed?.(err.kind));
+    network.on('dropped', (_nodeId, kind) => this.opts.events?.dropped?.(kind));
     network.on('discovered', (peer) => {
       if (this.book.learn(peer.nodeId, peer, 'gossip')) this.replanSoon();
     });

@@ -106,7 +106,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
           identity: p2pIdentity,
           bls,
           logger: logger.child({ component: 'p2p' }),
-          events: { dialFailed: metrics.p2pDialFailed },
+          events: { dialFailed: metrics.p2pDialFailed, dropped: metrics.p2pDroppedOne },
         })
       : null;
   const routing = new SignerRouting(peers, p2p, directory, logger.child({ component: 'p2p' }), metrics.routingEvents);
