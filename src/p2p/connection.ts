@@ -48,7 +48,8 @@ export class P2PConnection {
   private state: 'handshaking' | 'ready' | 'closed' = 'handshaking';
   private gotHandshake = false;
   private peerInfo: PeerHandshake | undefined;
-  private pingSentAt: number | undefined;
+  /** Pings sent and not yet answered: Pongs up to this many are expected. */
+  private pingsUnanswered = 0;
   private lastReceived: number;
   private readonly startedAt: number;
   private nextPingAt = 0;
@@ -244,9 +245,8 @@ export class P2PConnection {
         return;
       case 'pong':
         // Pongs queued behind a stall can outnumber the Pings outstanding: dropped, not punished.
-        if (this.pingSentAt === undefined) return this.hooks.onDropped?.(this, 'surplus-pong', 'a Pong that answers no Ping');
-        this.pingSentAt = undefined;
-        this.reschedule();
+        if (this.pingsUnanswered === 0) return this.hooks.onDropped?.(this, 'surplus-pong', 'a Pong that answers no Ping');
+        this.pingsUnanswered--;
         return;
       case 'handshake':
         return this.onHandshake(m.value);
@@ -355,7 +355,7 @@ export class P2PConnection {
     if (this.state === 'closed') return;
     let at = this.lastReceived + this.limits.silenceTimeoutMs;
     if (this.state === 'handshaking') at = Math.min(at, this.startedAt + this.limits.handshakeTimeoutMs);
-    else if (this.pingSentAt === undefined) at = Math.min(at, this.nextPingAt);
+    else at = Math.min(at, this.nextPingAt);
     for (const p of this.pending.values()) if (p.timedHere) at = Math.min(at, p.deadline);
     if (this.timer && at >= this.timerAt) return;
     if (this.timer) clearTimeout(this.timer);
@@ -378,10 +378,12 @@ export class P2PConnection {
       return;
     }
     for (const p of this.pending.takeExpired(now)) p.done(new P2PRequestError('timeout', this.nodeId, 'no answer before the deadline'), undefined);
-    if (this.state === 'ready' && this.pingSentAt === undefined && now >= this.nextPingAt) {
+    // On a timer, answered or not, as avalanchego's sendNetworkMessages does: waiting for a Pong
+    // first, one lost Pong would end our pings and the node would drop the idle connection.
+    if (this.state === 'ready' && now >= this.nextPingAt) {
       this.nextPingAt = now + this.limits.pingIntervalMs;
       this.send({ case: 'ping', value: { $typeName: 'p2p.Ping', uptime: 0 } });
-      this.pingSentAt = now;
+      this.pingsUnanswered++;
     }
     this.reschedule();
   }

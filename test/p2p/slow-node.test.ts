@@ -84,3 +84,37 @@ describe('a slow honest node is not punished', () => {
     session!.socket.destroy(); // a paused socket would hold the listener's close
   });
 });
+
+describe('liveness', () => {
+  it('pings on a timer, whether or not the last Ping was answered (one lost Pong must not end the pings)', async () => {
+    let session: RawSession | undefined;
+    const { net, nodeId } = await connectedTo(
+      (s) => {
+        session = s;
+        s.completeHandshake();
+        // It answers nothing: every Pong is lost.
+      },
+      { limits: { pingIntervalMs: 50 } },
+    );
+    for (let i = 0; i < 4; i++) await session!.next('ping', 5_000);
+    expect(net.isConnected(nodeId)).toBe(true);
+  });
+
+  it('a Pong for each of several Pings sent while the peer stalled is expected, not dropped', async () => {
+    let session: RawSession | undefined;
+    const { net, drops } = await connectedTo(
+      (s) => {
+        session = s;
+        s.completeHandshake();
+      },
+      { limits: { pingIntervalMs: 50 } },
+    );
+    await session!.next('ping', 5_000);
+    await session!.next('ping', 5_000);
+    for (let i = 0; i < 2; i++) session!.send({ case: 'pong', value: { $typeName: 'p2p.Pong' } });
+    // Either Pong dropped would be reported as it is read.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(drops).toEqual([]);
+    expect(net.stats().connected).toBe(1);
+  });
+});
