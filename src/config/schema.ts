@@ -63,7 +63,7 @@ export const CONFIG_SCHEMA = z
     }),
     aggregation: z.strictObject({
       deadlineMs: setting(int(100, 60_000), 5000, 'longest an aggregation request may take, from its arrival to its answer, P-Chain reads included; past it 504'),
-      requestTimeoutMs: setting(int(50, 60_000), 2000, 'longest one peer request may take'),
+      requestTimeoutMs: setting(int(50, 60_000), 2000, 'longest one peer request may take; avalanchego peers are sent at most 10 s as the deadline (nodes cap it there), warpgate still waits this long'),
       fanOutExtraPercent: setting(int(0, 100), 100, 'weight asked beyond what is missing, in % of the total: 100 asks every connected validator at once (lowest latency); lower values spare validators and ask more only as answers fail or are slow'),
       hedgeMs: setting(int(10, 60_000), 250, 'a validator silent this long counts as slow and the next ones are asked'),
       maxConcurrent: setting(int(1, 10_000), 64, 'aggregations at once; past it 503 with Retry-After'),

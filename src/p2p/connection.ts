@@ -19,7 +19,7 @@ import { appRequestFrame, decodeSignatureResponse, signatureAppRequest } from '.
 import { OutstandingRequests } from './outstanding.js';
 import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
 import { ourHandshake } from './local-side.js';
-import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S } from './constants.js';
+import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S, MAX_INBOUND_TIMEOUT_MS } from './constants.js';
 import type { ConnectionLimits, DiscoveredPeer, InboundAppRequest, LocalSide, P2PAnswer, SignatureRequestInput } from './connection-types.js';
 import { readPeerList } from './peer-list.js';
 import type { StakingCertificate } from './staking-certificate.js';
@@ -130,11 +130,13 @@ export class P2PConnection {
       return failedAsk(new P2PRequestError('overloaded', this.nodeId, `${this.pending.size} requests are already outstanding`), done);
     }
     const requestId = this.pending.nextId();
+    // The node would cap a longer deadline (message/messages.go); ours still runs its full length.
+    const wireMs = Math.min(timeoutMs, MAX_INBOUND_TIMEOUT_MS);
     let frame: Uint8Array;
     try {
       frame = this.local.compressOutbound
-        ? encodeFrame(encodeMessage(signatureAppRequest(req, requestId, timeoutMs), { compress: true }), this.limits.maxMessageBytes)
-        : appRequestFrame(req, requestId, timeoutMs, this.limits.maxMessageBytes);
+        ? encodeFrame(encodeMessage(signatureAppRequest(req, requestId, wireMs), { compress: true }), this.limits.maxMessageBytes)
+        : appRequestFrame(req, requestId, wireMs, this.limits.maxMessageBytes);
     } catch (err) {
       return failedAsk(new P2PRequestError('protocol', this.nodeId, `cannot frame the request: ${(err as Error).message}`), done);
     }

@@ -118,3 +118,23 @@ describe('liveness', () => {
     expect(net.stats().connected).toBe(1);
   });
 });
+
+describe('deadlines on the wire', () => {
+  it('sends min(timeout, 10 s) as the AppRequest deadline (nodes cap it at 10 s), and still waits the whole timeout itself', async () => {
+    let session: RawSession | undefined;
+    const { net, nodeId } = await connectedTo((s) => {
+      session = s;
+      s.completeHandshake();
+    });
+    const long = net.request(nodeId, request, { timeoutMs: 30_000 }).catch((e: Error) => e);
+    const short = net.request(nodeId, request, { timeoutMs: 1_500 }).catch((e: Error) => e);
+    const first = await session!.next('appRequest');
+    const second = await session!.next('appRequest');
+    if (first.case !== 'appRequest' || second.case !== 'appRequest') throw new Error('unreachable');
+    expect([first.value.deadline, second.value.deadline]).toEqual([10_000_000_000n, 1_500_000_000n]);
+    // The long one is still waited for past what the wire said: answered now, it gets its answer.
+    expect(await short).toMatchObject({ reason: 'timeout' });
+    session!.send({ case: 'appError', value: { $typeName: 'p2p.AppError', chainId: EVM_CHAIN, requestId: first.value.requestId, errorCode: -4, errorMessage: 'throttled' } });
+    expect(await long).toMatchObject({ kind: 'refused', code: -4 });
+  });
+});
