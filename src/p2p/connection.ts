@@ -15,7 +15,7 @@ import { PendingRequest } from './pending-request.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
-import { appRequestFrame, decodeSignatureResponse, signatureAppRequest } from './acp118.js';
+import { APP_ERROR, appRequestFrame, decodeSignatureResponse, signatureAppRequest } from './acp118.js';
 import { OutstandingRequests } from './outstanding.js';
 import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
 import { ourHandshake } from './local-side.js';
@@ -269,7 +269,11 @@ export class P2PConnection {
       }
       case 'appRequest':
         if (this.state !== 'ready') return;
-        this.hooks.onAppRequest?.(this, { chainId: m.value.chainId, requestId: m.value.requestId, deadlineNs: m.value.deadline, appBytes: m.value.appBytes });
+        // No handler on this side (warpgate serves nothing): answered at once with the AppError
+        // avalanchego's p2p router sends for a handler it lacks (network/p2p/router.go), so a
+        // node asking us (state sync and the like) does not wait out its timeout.
+        if (!this.hooks.onAppRequest) return this.sendAppError(m.value.chainId, m.value.requestId, APP_ERROR.unregisteredHandler, 'unregistered handler');
+        this.hooks.onAppRequest(this, { chainId: m.value.chainId, requestId: m.value.requestId, deadlineNs: m.value.deadline, appBytes: m.value.appBytes });
         return;
       case 'appResponse':
         return this.settle(m.value.chainId, m.value.requestId, (p) => {

@@ -2,6 +2,7 @@
 // a fault, a strike or a disconnection: avalanchego itself drops what it does not expect.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DropKind, P2PNetwork } from '../../src/p2p/index.js';
+import { bytesToHex } from '../../src/warp/hex.js';
 import { closeAll, EVM_CHAIN, hashMessage, once, startNetwork, startRawPeer, type RawSession } from './helpers.js';
 
 afterEach(closeAll);
@@ -136,5 +137,23 @@ describe('deadlines on the wire', () => {
     expect(await short).toMatchObject({ reason: 'timeout' });
     session!.send({ case: 'appError', value: { $typeName: 'p2p.AppError', chainId: EVM_CHAIN, requestId: first.value.requestId, errorCode: -4, errorMessage: 'throttled' } });
     expect(await long).toMatchObject({ kind: 'refused', code: -4 });
+  });
+});
+
+describe('requests from the node', () => {
+  it('are answered at once with the AppError avalanchego’s router sends for a handler it lacks (-2), so the node does not wait out its timeout', async () => {
+    let session: RawSession | undefined;
+    const { net, nodeId, faults } = await connectedTo((s) => {
+      session = s;
+      s.completeHandshake();
+    });
+    // A syncing node asks its peers for state (an even request ID, as coreth's legacy handlers use).
+    session!.send({ case: 'appRequest', value: { $typeName: 'p2p.AppRequest', chainId: EVM_CHAIN, requestId: 42, deadline: 5_000_000_000n, appBytes: Uint8Array.of(0, 1, 2) } });
+    const answer = await session!.next('appError', 5_000);
+    if (answer.case !== 'appError') throw new Error('unreachable');
+    expect([answer.value.requestId, answer.value.errorCode, answer.value.errorMessage]).toEqual([42, -2, 'unregistered handler']);
+    expect(bytesToHex(answer.value.chainId)).toBe(bytesToHex(EVM_CHAIN));
+    expect(net.isConnected(nodeId)).toBe(true);
+    expect(faults).toEqual([]);
   });
 });
