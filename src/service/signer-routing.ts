@@ -15,7 +15,8 @@
 // transport that answered for that key last.
 import type { Logger } from 'pino';
 import type { AskDone, AskTicket, CancelWhy, PeerAnswer, PeerSource, SignatureRequest } from '../aggregator/peer-source.js';
-import { appErrorName, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
+import type { P2PAnswer, SignatureRequestInput } from '../p2p/index.js';
+import { appErrorLabel, mayBeNotYet, NOT_YET_MIN_ATTEMPT_MS, notYetBackoff, vmOfChain } from './app-error-kinds.js';
 import type { PeerPool } from '../peers/pool.js';
 import { LogLimiter, DEFAULT_LOG_LIMIT } from '../util/log-limiter.js';
 import type { RequestFailedError } from '../util/request-failure.js';
@@ -29,7 +30,7 @@ type RequestOutcome = 'signature' | 'refused' | 'timeout' | 'cancelled' | 'faile
 
 export interface RoutingEvents {
   request?(transport: Transport, outcome: RequestOutcome): void;
-  /** An AppError from an avalanchego validator: its code's name (appErrorName). */
+  /** An AppError from an avalanchego validator: its code's label per VM (appErrorLabel). */
   appError?(code: string): void;
 }
 
@@ -113,12 +114,17 @@ export class SignerRouting implements PeerSource {
     this.events.request?.(transport, outcome);
   }
 
-  /** A p2p refusal, in the aggregator's words; counted, and logged within the log limit. */
-  p2pRefusal(nodeId: string, answer: P2PAnswer & { kind: 'refused' }): PeerAnswer {
-    const name = appErrorName(answer.code);
+  /** A p2p refusal on `chainId`, in the aggregator's words; counted, and logged within the log limit. */
+  p2pRefusal(nodeId: string, chainId: Uint8Array, answer: P2PAnswer & { kind: 'refused' }): PeerAnswer & { kind: 'refused' } {
+    const vm = vmOfChain(chainId);
+    const name = appErrorLabel(vm, answer.code);
+    const notYet = mayBeNotYet(vm, answer.code);
     this.events.appError?.(name);
-    this.logLimiter.log(`p2p refusal ${name}`, () => this.logger.info({ nodeId, code: answer.code, appError: name, reason: answer.reason }, 'avalanchego validator refused to sign'));
-    return { kind: 'refused', reason: `${nodeId} refused with AppError ${answer.code} (${name}): ${answer.reason}` };
+    this.logLimiter.log(`p2p refusal ${name}`, () =>
+      this.logger.info({ nodeId, code: answer.code, appError: name, reason: answer.reason, ...(notYet ? { notYet } : {}) }, 'avalanchego validator refused to sign'),
+    );
+    const reason = `${nodeId} refused with AppError ${answer.code} (${name}): ${answer.reason}`;
+    return notYet ? { kind: 'refused', reason: `${reason} (not yet executed or unknown)`, notYet } : { kind: 'refused', reason };
   }
 
   remember(key: string, by: Answerer): void {
@@ -145,6 +151,11 @@ class RoutedAsk implements AskTicket {
   private finished = false;
   private triedP2P = false;
   private triedWs = false;
+  private readonly startedAt = Date.now();
+  /** Not-yet refusals asked again so far, the last of them, and the timer of the next try or of the deadline. */
+  private retries = 0;
+  private notYet: PeerAnswer | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly routing: SignerRouting,
@@ -170,6 +181,7 @@ class RoutedAsk implements AskTicket {
   cancel(why: CancelWhy): void {
     if (this.finished) return;
     this.finished = true;
+    clearTimeout(this.timer);
     this.routing.counted(this.transport, why === 'timeout' ? 'timeout' : 'cancelled');
     this.inner?.cancel(why);
   }
@@ -194,6 +206,8 @@ class RoutedAsk implements AskTicket {
 
   private onP2P(err: Error | undefined, answer: P2PAnswer | undefined): void {
     if (this.finished) return;
+    // A retry after a not-yet refusal that failed: that refusal is still the best account.
+    if (err && this.notYet) return this.finish(undefined, this.notYet);
     if (err) {
       // Nothing was sent (with p2p.ioShards, isConnected can be a message behind the shard): the
       // signer, when it has connected since.
@@ -208,11 +222,50 @@ class RoutedAsk implements AskTicket {
       this.routing.remember(this.key, { transport: 'p2p', nodeId: this.nodeId });
       return this.finish(undefined, answer);
     }
-    this.finish(undefined, this.routing.p2pRefusal(this.nodeId, answer as P2PAnswer & { kind: 'refused' }));
+    const refusal = this.routing.p2pRefusal(this.nodeId, this.routing.p2pRequest(this.req).chainId, answer as P2PAnswer & { kind: 'refused' });
+    if (refusal.notYet && this.askAgainLater(refusal)) return;
+    this.finish(undefined, refusal);
+  }
+
+  /**
+   * A not-yet refusal (an EVM block not yet accepted or executed): the same validator is asked
+   * again after a backoff, while at least NOT_YET_MIN_ATTEMPT_MS would be left before the
+   * request's deadline; just before that deadline the refusal stands. False when no time is left.
+   */
+  private askAgainLater(refusal: PeerAnswer): boolean {
+    const end = this.startedAt + this.timeoutMs;
+    const wait = notYetBackoff(this.retries);
+    if (Date.now() + wait + NOT_YET_MIN_ATTEMPT_MS > end) return false;
+    this.notYet = refusal;
+    this.retries++;
+    this.inner = undefined;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      const nodeId = this.routing.p2pNodeOf(this.key);
+      if (this.finished) return;
+      if (nodeId === undefined) return this.finish(undefined, refusal);
+      // The caller cancels at its deadline; the refusal is reported just before it, not a timeout.
+      this.timer = setTimeout(() => this.standByNotYet(), Math.max(0, end - NOT_YET_MIN_ATTEMPT_MS / 2 - Date.now()));
+      this.timer.unref();
+      this.transport = 'p2p';
+      this.nodeId = nodeId;
+      this.inner = this.routing.p2p!.ask(nodeId, this.routing.p2pRequest(this.req), Math.max(1, end - Date.now()), (e, a) => this.onP2P(e, a));
+    }, wait);
+    this.timer.unref();
+    return true;
+  }
+
+  /** The deadline is near and the retry has no answer: the not-yet refusal is the answer. */
+  private standByNotYet(): void {
+    if (this.finished) return;
+    const inner = this.inner;
+    this.finish(undefined, this.notYet);
+    inner?.cancel('cancelled');
   }
 
   private finish(err: Error | undefined, answer: PeerAnswer | undefined): void {
     this.finished = true;
+    clearTimeout(this.timer);
     this.routing.counted(this.transport, err ? failureOutcome(err) : answer!.kind === 'signature' ? 'signature' : 'refused');
     this.done(err, answer);
   }

@@ -48,6 +48,8 @@ interface WorldOptions {
   signAfter?: Promise<unknown>;
   /** Which nodes info.peers lists (by index); default all. */
   listed?: (index: number) => boolean;
+  /** EVM messages the simulated nodes know as accepted yet (AppError 4 until then); default all. */
+  evmAccepted?: (message: UnsignedMessage) => boolean;
   /** Validators (by index) whose address goes into p2p.peers. */
   configured?: number[];
   /** Node `from` gossips the others in its PeerList (sent with its Handshake and on GetPeerList). */
@@ -99,6 +101,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       limits: { pingIntervalMs: 60_000, silenceTimeoutMs: 120_000 },
       ...(v.index === opts.gossipFrom ? { peerList: () => gossip } : {}),
       ...(fault ? { fault } : {}),
+      ...(opts.evmAccepted ? { evmAccepted: opts.evmAccepted } : {}),
       ...(opts.signAfter && !fault ? { signWith: signAfter(opts.signAfter, v.secretKey) } : {}),
     });
     await node.start();

@@ -66,6 +66,11 @@ export interface SimulatedNodeOptions {
   compress?: boolean;
   /** Byzantine: how it answers a request it would sign (devnet and tests only). */
   fault?: FaultMode;
+  /**
+   * EVM chains: whether the message's block is accepted (and executed) here yet; until it is, the
+   * node answers AppError 4 as the SAE C-Chain's verifier does (vms/saevm/cchain/warp/verifier.go).
+   */
+  evmAccepted?: (message: UnsignedMessage) => boolean;
   /** The signature it answers with once it would sign; its own BLS signature unless given (the bench answers from precomputed ones, after its injected delay). */
   signWith?: (message: UnsignedMessage) => Uint8Array | Promise<Uint8Array>;
 }
@@ -221,6 +226,7 @@ export class SimulatedAvalancheNode {
     } catch (err) {
       return refuse(APP_ERROR.unexpected, `failed to parse warp unsigned message: ${(err as Error).message}`);
     }
+    if (chain.kind === 'evm' && this.options.evmAccepted?.(message) === false) return refuse(4, 'block not marked as accepted: not found');
     const verdict = await chain.verify(message, request.justification);
     if (verdict) return refuse(verdict.code, verdict.message);
     // vms/platformvm/warp/signer.go: the signer only signs for its own chain and network.

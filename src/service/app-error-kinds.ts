@@ -1,0 +1,38 @@
+// What an AppError from an avalanchego validator means depends on the VM that answered it: the
+// negative codes are the p2p SDK's and mean the same everywhere (network/p2p/error.go), the
+// positive ones are the chain's verifier's. warpgate knows which chain it asked (the AppRequest's
+// chain ID, the message's source chain): 32 zero bytes is the P-Chain, any other an EVM chain.
+//
+// EVM verifiers number their codes differently: subnet-evm and pre-Helicon coreth
+// (graft/*/warp/verifier_backend.go) 1 = parse, 2 = verify; the SAE C-Chain after Helicon
+// (vms/saevm/cchain/warp/verifier.go) 1 = storage, 2 = parse, 3 = unknown message, 4 = block not
+// accepted. Codes 3 and 4 may be transient: a message whose block is not yet accepted (or not yet
+// executed) gets them until it is. They are asked again (signer-routing.ts); P-Chain codes are
+// final (vms/platformvm/network/warp.go answers from state already decided).
+import { appErrorName } from '../p2p/index.js';
+
+type Vm = 'pchain' | 'evm';
+
+export function vmOfChain(chainId: Uint8Array): Vm {
+  return chainId.every((b) => b === 0) ? 'pchain' : 'evm';
+}
+
+/** The metrics label and log name of an AppError code from this VM: `pchain-16`, `evm-4`, or the p2p SDK's names. */
+export function appErrorLabel(vm: Vm, code: number): string {
+  return code > 0 ? `${vm}-${code}` : appErrorName(code);
+}
+
+/** EVM 3 (unknown message) and 4 (block not accepted): the block may just not be accepted or executed yet. */
+export function mayBeNotYet(vm: Vm, code: number): boolean {
+  return vm === 'evm' && (code === 3 || code === 4);
+}
+
+/** The first retry after a not-yet refusal waits this long, doubling each time up to NOT_YET_MAX_BACKOFF_MS. */
+export const NOT_YET_FIRST_BACKOFF_MS = 100;
+export const NOT_YET_MAX_BACKOFF_MS = 1_000;
+/** A retry is only sent with at least this long left before the request's deadline. */
+export const NOT_YET_MIN_ATTEMPT_MS = 100;
+
+export function notYetBackoff(retries: number): number {
+  return Math.min(NOT_YET_MAX_BACKOFF_MS, NOT_YET_FIRST_BACKOFF_MS * 2 ** retries);
+}
