@@ -14,7 +14,7 @@ import type { PendingRequest } from './pending-request.js';
 const RECENTLY_EXPIRED_CAP = 4096;
 
 /** What an AppResponse or AppError's request ID and chain name. */
-export type AnswerMatch = { kind: 'pending'; request: PendingRequest } | { kind: 'late' } | { kind: 'never-asked' };
+type AnswerMatch = { kind: 'pending'; request: PendingRequest } | { kind: 'late' } | { kind: 'never-asked' };
 
 export class OutstandingRequests {
   private readonly ids = new OddRequestIds();

@@ -28,8 +28,8 @@ export function mayBeNotYet(vm: Vm, code: number): boolean {
 }
 
 /** The first retry after a not-yet refusal waits this long, doubling each time up to NOT_YET_MAX_BACKOFF_MS. */
-export const NOT_YET_FIRST_BACKOFF_MS = 100;
-export const NOT_YET_MAX_BACKOFF_MS = 1_000;
+const NOT_YET_FIRST_BACKOFF_MS = 100;
+const NOT_YET_MAX_BACKOFF_MS = 1_000;
 /** A retry is only sent with at least this long left before the request's deadline. */
 export const NOT_YET_MIN_ATTEMPT_MS = 100;
 
