@@ -116,7 +116,7 @@ export const CONFIG_SCHEMA = z
       tlsCertFile: setting(optionalPath(), null, "staking certificate (PEM, avalanchego's staker.crt): warpgate's NodeID, for subnets that admit only allowedNodes (`warpgate keygen --staking`, `warpgate identity --tls-cert`); null: a new one each start. Replicas must not share one"),
       tlsKeyFile: setting(optionalPath(), null, 'its private key (PEM, staker.key); set together with tlsCertFile'),
       blsKeyFile: setting(optionalPath(), null, "BLS key (avalanchego's signer.key) that signs the address warpgate claims; null: a new one each start (a non-validator has no registered key to match)"),
-      version: setting(string(clientVersionProblem), 'avalanchego/1.15.0', 'client version claimed in the Handshake; nodes refuse a higher major or one below their minimum (mainnet 1.14.0, Fuji 1.15.0)'),
+      version: setting(string(clientVersionProblem), 'avalanchego/1.15.0', 'client version claimed in the Handshake; nodes refuse a higher major or one below their minimum (mainnet 1.14.0, Fuji 1.15.0); the upstream node\'s own version (info.getNodeVersion) is claimed instead when it is newer'),
       peers: setting(p2pPeerList(), [], 'validators to connect to besides those discovered (info.peers of upstreams.node, PeerList gossip); enough alone'),
       maxPeers: setting(int(1, 100_000), 1000, 'avalanchego validators connected (or being dialled) at most, the heaviest of the subnets being signed for first'),
       dialConcurrency: setting(int(1, 1000), 32, 'dials (TCP, TLS, Handshake) under way at once'),

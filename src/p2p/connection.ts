@@ -17,11 +17,12 @@ import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
 import { APP_ERROR, appRequestFrame, decodeSignatureResponse, signatureAppRequest } from './acp118.js';
 import { OutstandingRequests } from './outstanding.js';
-import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
+import { emptyKnownPeers } from './bloom.js';
 import { ourHandshake } from './local-side.js';
-import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S, MAX_INBOUND_TIMEOUT_MS } from './constants.js';
+import { formatVersion } from './version.js';
+import { MAX_CLOCK_DIFFERENCE_S, MAX_INBOUND_TIMEOUT_MS } from './constants.js';
 import type { ConnectionLimits, DiscoveredPeer, InboundAppRequest, LocalSide, P2PAnswer, SignatureRequestInput } from './connection-types.js';
-import { readPeerList } from './peer-list.js';
+import { getPeerListFault, readPeerList } from './peer-list.js';
 import type { StakingCertificate } from './staking-certificate.js';
 
 export { type CloseReason } from './errors.js';
@@ -48,6 +49,8 @@ export class P2PConnection {
   private state: 'handshaking' | 'ready' | 'closed' = 'handshaking';
   private gotHandshake = false;
   private peerInfo: PeerHandshake | undefined;
+  /** The peer's clock minus ours (s), from its Handshake, accepted or not. */
+  private peerClockOffsetS: number | undefined;
   /** Pings sent and not yet answered: Pongs up to this many are expected. */
   private pingsUnanswered = 0;
   private lastReceived: number;
@@ -170,6 +173,10 @@ export class P2PConnection {
 
   close(reason: CloseReason, failure: RequestFailure = 'disconnected'): void {
     if (this.state === 'closed') return;
+    if (reason.kind === 'remote' && this.state === 'handshaking') {
+      const ourVersion = formatVersion(this.local.version);
+      reason = { ...reason, afterOurHandshake: { ourVersion, peerVersion: this.peerInfo && formatVersion(this.peerInfo.version), clockOffsetS: this.peerClockOffsetS } };
+    }
     this.state = 'closed';
     this.closeReason = reason;
     if (this.timer) clearTimeout(this.timer);
@@ -256,13 +263,8 @@ export class P2PConnection {
         return this.onPeerList(m.value.claimedIpPorts);
       case 'getPeerList': {
         if (this.state !== 'ready') return;
-        const known = m.value.knownPeers;
-        try {
-          parseBloomFilter(known?.filter ?? new Uint8Array());
-        } catch (err) {
-          return this.fault('bad-get-peer-list', (err as Error).message);
-        }
-        if ((known?.salt.length ?? 0) > MAX_BLOOM_SALT_BYTES) return this.fault('bad-get-peer-list', 'bloom salt longer than 32 bytes');
+        const refused = getPeerListFault(m.value.knownPeers);
+        if (refused !== undefined) return this.fault('bad-get-peer-list', refused);
         const list = this.hooks.peerList?.() ?? [];
         if (list.length > 0) this.send({ case: 'peerList', value: { $typeName: 'p2p.PeerList', claimedIpPorts: [...list] } });
         return;
@@ -312,6 +314,7 @@ export class P2PConnection {
 
   private onHandshake(hs: Handshake): void {
     if (this.gotHandshake) return this.fault('second-handshake', 'a second Handshake');
+    this.peerClockOffsetS = Number(hs.myTime) - Math.floor(this.local.now() / 1000);
     try {
       this.peerInfo = checkPeerHandshake(hs, {
         networkId: this.local.networkId,

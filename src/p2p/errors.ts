@@ -22,7 +22,8 @@ export function abortedBy(signal: AbortSignal, nodeId: string): Error {
 /** Why a connection was closed; 'fault' kinds count as penalties against the peer. */
 export type CloseReason =
   | { kind: 'local'; detail: string }
-  | { kind: 'remote'; detail: string }
+  /** afterOurHandshake: it closed before the handshake finished, most likely refusing ours (which avalanchego does without a word). */
+  | { kind: 'remote'; detail: string; afterOurHandshake?: AfterOurHandshake }
   | { kind: 'timeout'; detail: string }
   | { kind: 'refused'; detail: string }
   | { kind: 'fault'; fault: PeerFault; detail: string };
@@ -35,6 +36,18 @@ export type CloseReason =
  * address.
  */
 export type DropKind = 'late-answer' | 'write-backlog' | 'surplus-pong' | 'stale-address';
+
+/**
+ * What to compare when a node closed right after our Handshake: a node refuses an incompatible
+ * version (version/compatibility.go) or a clock more than 60 s off silently, by closing.
+ */
+interface AfterOurHandshake {
+  ourVersion: string;
+  /** Absent when its Handshake never came. */
+  peerVersion?: string;
+  /** Its clock minus ours, in seconds, from its Handshake's my_time. */
+  clockOffsetS?: number;
+}
 
 /** Misbehaviour that disconnects a peer and counts against it. */
 export type PeerFault =

@@ -381,7 +381,9 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
     } else if (reason.kind !== 'local') {
       state.failures++;
     }
-    this.logger.info({ nodeId: conn.nodeId, reason }, wasReady ? 'p2p peer disconnected' : 'p2p handshake failed');
+    const after = reason.kind === 'remote' ? reason.afterOurHandshake : undefined;
+    if (after) this.logger.warn({ nodeId: conn.nodeId, ...after, detail: reason.detail }, 'closed right after our Handshake: check version and clock');
+    else this.logger.info({ nodeId: conn.nodeId, reason }, wasReady ? 'p2p peer disconnected' : 'p2p handshake failed');
     if (wasReady) this.emit('disconnected', conn.nodeId, reason);
     else this.emit('dialFailed', conn.nodeId, new P2PDialError('handshake', `${reason.kind}: ${reason.detail}`));
     this.pump();

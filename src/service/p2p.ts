@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { BlsBackend } from '../bls/types.js';
 import type { Config } from '../config/config.js';
 import type { InfoClient } from '../node/info.js';
-import { P2PNetwork, ShardedP2PNetwork, parseVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
+import { compareVersions, formatVersion, P2PNetwork, ShardedP2PNetwork, parseVersion, type ClientVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
 import { sleep, untilAborted } from '../util/abortable.js';
 import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { parseHostPort } from '../util/host-port.js';
@@ -124,12 +124,14 @@ export class P2PTransport {
     const networkId = await this.awaitNetworkId();
     if (networkId === undefined) return;
     const { p2p, identity } = this.opts;
+    const version = await this.claimedVersion(parseVersion(p2p.version));
+    if (this.stop.signal.aborted) return;
     const common = {
       networkId,
       identity: identity.identity,
       blsSecretKey: identity.blsSecretKey,
       bls: this.opts.bls,
-      version: parseVersion(p2p.version),
+      version,
       requestTimeoutMs: this.opts.requestTimeoutMs,
       connectTimeoutMs: p2p.connectTimeoutMs,
       maxPeers: p2p.maxPeers,
@@ -183,6 +185,32 @@ export class P2PTransport {
       wait = Math.min(MAX_RETRY_MS, wait * 2);
     }
     return undefined;
+  }
+
+  /**
+   * p2p.version, or the upstream node's own version when it is newer: when a release raises the
+   * minimum compatible version, every node closes the connection right after our Handshake and
+   * says nothing (version/compatibility.go), while the node warpgate reads from, upgraded by its
+   * operator, is by definition one its peers accept. Unanswered: the configured one.
+   */
+  private async claimedVersion(configured: ClientVersion): Promise<ClientVersion> {
+    let text: string;
+    try {
+      text = await this.opts.info.getNodeVersion({ signal: this.stop.signal });
+    } catch (err) {
+      this.opts.logger.warn({ err: messageOf(err), claimed: formatVersion(configured) }, 'p2p: info.getNodeVersion failed; claiming p2p.version');
+      return configured;
+    }
+    let node: ClientVersion;
+    try {
+      node = parseVersion(text);
+    } catch {
+      this.opts.logger.warn({ nodeVersion: text, claimed: formatVersion(configured) }, 'p2p: the node’s version does not parse; claiming p2p.version');
+      return configured;
+    }
+    if (compareVersions(node, configured) <= 0) return configured;
+    this.opts.logger.info({ configured: formatVersion(configured), claimed: formatVersion(node) }, 'p2p: claiming the upstream node’s version, newer than p2p.version');
+    return node;
   }
 
   private replanSoon(): void {

@@ -12,7 +12,7 @@ import { pchainWarpVerifier, rpcPChainReader } from '../../src/devnet/avalancheg
 import type { InfoPeer } from '../../src/devnet/pchain/info-service.js';
 import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain/node.js';
 import { PChainClient } from '../../src/node/pchain.js';
-import { loadStakingIdentity, type ClaimedIpPort } from '../../src/p2p/index.js';
+import { formatVersion, loadStakingIdentity, type ClaimedIpPort, type ClientVersion } from '../../src/p2p/index.js';
 import { l1MessageBuilder } from '../../src/service/l1-builder.js';
 import { startService, type Service } from '../../src/service/start.js';
 import { KeyFileBackend, SignerPeer, StaticPolicy, type FaultMode } from '../../src/signer/index.js';
@@ -50,6 +50,8 @@ interface WorldOptions {
   listed?: (index: number) => boolean;
   /** EVM messages the simulated nodes know as accepted yet (AppError 4 until then); default all. */
   evmAccepted?: (message: UnsignedMessage) => boolean;
+  /** The version every node runs and requires of its peers (and info.getNodeVersion says); default the simulated node's own. */
+  nodeVersion?: ClientVersion;
   /** Validators (by index) whose address goes into p2p.peers. */
   configured?: number[];
   /** Node `from` gossips the others in its PeerList (sent with its Handshake and on GetPeerList). */
@@ -83,7 +85,7 @@ function signAfter(gate: Promise<unknown>, secretKey: Uint8Array): (message: Uns
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const genesis = buildGenesis({ validators: opts.validators ?? 4, seed: opts.seed ?? 'p2p-world', avalanchegoNodes: () => true });
   const world = { genesis, listed: [] as InfoPeer[], nodes: [] as SimulatedAvalancheNode[], signers: new Map<number, { peer: SignerPeer; port: number }>() } as unknown as World;
-  world.pchain = await startPChainNode({ genesis, peers: () => world.listed });
+  world.pchain = await startPChainNode({ genesis, peers: () => world.listed, ...(opts.nodeVersion ? { nodeVersion: formatVersion(opts.nodeVersion) } : {}) });
   open.push(() => world.pchain.close());
   const verify = pchainWarpVerifier(rpcPChainReader(new PChainClient({ nodeBaseUrl: world.pchain.url })));
   let gossip: ClaimedIpPort[] = [];
@@ -102,6 +104,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       ...(v.index === opts.gossipFrom ? { peerList: () => gossip } : {}),
       ...(fault ? { fault } : {}),
       ...(opts.evmAccepted ? { evmAccepted: opts.evmAccepted } : {}),
+      ...(opts.nodeVersion ? { version: opts.nodeVersion, minCompatible: opts.nodeVersion } : {}),
       ...(opts.signAfter && !fault ? { signWith: signAfter(opts.signAfter, v.secretKey) } : {}),
     });
     await node.start();
