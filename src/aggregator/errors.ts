@@ -36,6 +36,8 @@ export class QuorumNotReachedError extends Error {
     readonly totalWeight: bigint,
     readonly stats: CollectionStats,
     why: string,
+    /** What the transports know of why validators stayed silent, with the remedy. */
+    readonly hint?: string,
   ) {
     const pct = totalWeight === 0n ? '0' : ((Number(signedWeight) * 100) / Number(totalWeight)).toFixed(2);
     const notAsked = stats.notAsked > 0 ? `, not asked ${stats.notAsked}` : '';
@@ -44,7 +46,8 @@ export class QuorumNotReachedError extends Error {
       `quorum not reached ${why}: signed weight ${signedWeight} of ${totalWeight} (${pct}%), required ${requiredWeight}; ` +
         `validators ${stats.validators}: asked ${stats.asked}, answered ${stats.answered}, refused ${stats.refused}${notYet}, ` +
         `timed out ${stats.timedOut}, invalid signatures ${stats.invalid}, failed ${stats.failed}, ` +
-        `not connected ${stats.notConnected}${notAsked}, from cache ${stats.fromCache}`,
+        `not connected ${stats.notConnected}${notAsked}, from cache ${stats.fromCache}` +
+        (hint ? `; ${hint}` : ''),
     );
   }
 }

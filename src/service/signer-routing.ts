@@ -22,6 +22,8 @@ import { LogLimiter, DEFAULT_LOG_LIMIT } from '../util/log-limiter.js';
 import type { RequestFailedError } from '../util/request-failure.js';
 import type { P2PTransport } from './p2p.js';
 import type { ValidatorDirectory } from './validator-directory.js';
+import { silenceHint, SilentValidators } from './silent-validators.js';
+import type { CanonicalSet } from '../validators/canonical-set.js';
 
 type Transport = 'ws' | 'p2p';
 
@@ -46,6 +48,8 @@ export class SignerRouting implements PeerSource {
   private readonly answeredBy = new Map<string, Answerer>();
   private readonly p2pRequests = new WeakMap<SignatureRequest, SignatureRequestInput>();
   private readonly logLimiter: LogLimiter;
+  /** avalanchego validators that drop requests without an answer (silent-validators.ts). */
+  readonly silent = new SilentValidators();
 
   constructor(
     readonly ws: PeerPool,
@@ -107,6 +111,20 @@ export class SignerRouting implements PeerSource {
       this.p2pRequests.set(req, input);
     }
     return input;
+  }
+
+  /** A p2p request to `nodeId` on `chainId` was answered (a signature or an AppError), or timed out. */
+  p2pHeard(nodeId: string, chainId: Uint8Array, answered: boolean): void {
+    if (answered) return this.silent.answered(nodeId, chainId);
+    const named = this.silent.unanswered(nodeId, chainId);
+    if (named) this.logger.warn(named, 'avalanchego validator drops requests without an answer');
+  }
+
+  /** Why validators of `set` may have left a message from its source chain unanswered, for a 503; undefined when no pattern is named. */
+  explainShortfall(set: CanonicalSet, message: Uint8Array): string | undefined {
+    const { chainId } = this.p2pRequest({ message, justification: new Uint8Array() });
+    const silences = set.validators.flatMap((v) => v.nodeIds.flatMap((id) => this.silent.of(id, chainId) ?? []));
+    return silenceHint(silences);
   }
 
   /** A request over a transport ended (or was given up on): the per-transport metrics. */
@@ -182,6 +200,7 @@ class RoutedAsk implements AskTicket {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.timer);
+    if (why === 'timeout' && this.transport === 'p2p') this.routing.p2pHeard(this.nodeId, this.chainId(), false);
     this.routing.counted(this.transport, why === 'timeout' ? 'timeout' : 'cancelled');
     this.inner?.cancel(why);
   }
@@ -208,6 +227,9 @@ class RoutedAsk implements AskTicket {
     if (this.finished) return;
     // A retry after a not-yet refusal that failed: that refusal is still the best account.
     if (err && this.notYet) return this.finish(undefined, this.notYet);
+    // Only answers and timeouts tell whether the node drops this chain's requests; a disconnect does not.
+    if (!err) this.routing.p2pHeard(this.nodeId, this.chainId(), true);
+    else if (failureOutcome(err) === 'timeout') this.routing.p2pHeard(this.nodeId, this.chainId(), false);
     if (err) {
       // Nothing was sent (with p2p.ioShards, isConnected can be a message behind the shard): the
       // signer, when it has connected since.
@@ -261,6 +283,10 @@ class RoutedAsk implements AskTicket {
     const inner = this.inner;
     this.finish(undefined, this.notYet);
     inner?.cancel('cancelled');
+  }
+
+  private chainId(): Uint8Array {
+    return this.routing.p2pRequest(this.req).chainId;
   }
 
   private finish(err: Error | undefined, answer: PeerAnswer | undefined): void {

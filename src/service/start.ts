@@ -114,7 +114,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     node: node?.pchain ?? null,
     sets,
     peers: routing,
-    describePeers: () => ({ connected: routing.connectedCounts(), p2p: p2p ? p2p.stats() : 'disabled' }),
+    // silent: avalanchego validators that drop requests without an answer, with the likely reason and the remedy.
+    describePeers: () => ({ connected: routing.connectedCounts(), p2p: p2p ? p2p.stats() : 'disabled', ...(p2p ? { silent: routing.silent.list() } : {}) }),
     subnets,
     quorumPercentage: config.readiness.quorumPercentage,
   });
@@ -132,6 +133,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     minimizeSigners: config.aggregation.minimizeSigners,
     fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
     verification: opts.verification,
+    explainShortfall: (set, message) => routing.explainShortfall(set, message),
     events: allOf(metrics.aggregatorEvents, status.aggregatorEvents, ...(opts.events ? [opts.events] : [])),
   });
   const proxy = createProxyRouter({
@@ -162,6 +164,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     sets,
     transports,
     answers,
+    silent: () => routing.silent.list(),
     aggregationsInFlight: () => aggregator.active,
     cache: () => ({ ...cache.size, maxMessages: config.signatureCache.maxMessages, maxSignatures: config.signatureCache.maxSignatures }),
     workers: () => ({ threads: pool.threads, queued: pool.backlog, maxQueue: config.workers.maxQueue }),

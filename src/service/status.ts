@@ -7,7 +7,7 @@ import type { AggregationEvent, ValidatorSets } from '../aggregator/aggregator.j
 import { untilAborted } from '../util/abortable.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
-import type { AggregationOutcome, RecentAggregation, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
+import type { AggregationOutcome, RecentAggregation, SilentValidator, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
 import type { AnswerTracker } from './answer-tracker.js';
 
 /** A signer transport as the status page sees it: how many are connected, and whether a validator is. */
@@ -35,6 +35,8 @@ interface StatusSources {
   sets: ValidatorSets;
   transports: readonly StatusTransport[];
   answers: AnswerTracker;
+  /** avalanchego validators that drop requests without an answer (service/silent-validators.ts). */
+  silent?: () => SilentValidator[];
   aggregationsInFlight: () => number;
   cache: () => { messages: number; signatures: number; maxMessages: number; maxSignatures: number };
   workers: () => { threads: number; queued: number; maxQueue: number };
@@ -107,7 +109,7 @@ export class StatusModel {
       refreshMs: opts.refreshMs,
       ready: readiness.ready,
       reasons: readiness.reasons,
-      peers: { connected: Object.values(byTransport).reduce((a, n) => a + n, 0), byTransport },
+      peers: { connected: Object.values(byTransport).reduce((a, n) => a + n, 0), byTransport, silent: src.silent?.() ?? [] },
       subnets,
       aggregations: {
         inFlight: src.aggregationsInFlight(),

@@ -52,6 +52,8 @@ interface WorldOptions {
   evmAccepted?: (message: UnsignedMessage) => boolean;
   /** The version every node runs and requires of its peers (and info.getNodeVersion says); default the simulated node's own. */
   nodeVersion?: ClientVersion;
+  /** Which chains a node runs (by index): both (default), only the P-Chain, or none (it drops every request, as avalanchego does for a chain it does not run). */
+  runs?: (index: number) => 'both' | 'pchain' | 'none';
   /** Validators (by index) whose address goes into p2p.peers. */
   configured?: number[];
   /** Node `from` gossips the others in its PeerList (sent with its Handshake and on GetPeerList). */
@@ -97,9 +99,9 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       blsSecretKey: v.secretKey,
       bls,
       chains: [
-        { kind: 'evm', chainId: genesis.blockchainId },
-        { kind: 'pchain', chainId: P_CHAIN_ID, verify },
-      ],
+        { kind: 'evm' as const, chainId: genesis.blockchainId },
+        { kind: 'pchain' as const, chainId: P_CHAIN_ID, verify },
+      ].filter((c) => ({ both: true, pchain: c.kind === 'pchain', none: false })[opts.runs?.(v.index) ?? 'both']),
       limits: { pingIntervalMs: 60_000, silenceTimeoutMs: 120_000 },
       ...(v.index === opts.gossipFrom ? { peerList: () => gossip } : {}),
       ...(fault ? { fault } : {}),

@@ -109,6 +109,18 @@ export const SCHEMAS: Record<string, Schema> = {
     peers: strict({
       connected: { type: 'integer', minimum: 0 },
       byTransport: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } },
+      silent: {
+        type: 'array',
+        description: 'avalanchego validators that drop this service\'s requests without an answer (at most 20), with the likely reason and the remedy',
+        items: strict({
+          nodeId: { type: 'string' },
+          pattern: { type: 'string', enum: ['chain', 'everything'], description: "'chain': answers other chains but never this one; 'everything': has answered no request at all" },
+          chainId: { type: 'string', description: 'cb58 ID of the chain asked' },
+          unansweredInARow: { type: 'integer', minimum: 1 },
+          reason: { type: 'string' },
+          remedy: { type: 'string' },
+        }),
+      },
     }),
     subnets: { type: 'array', items: { $ref: '#/components/schemas/SubnetStatus' }, description: 'readiness.subnets, then the subnets signed for recently' },
     aggregations: strict({
