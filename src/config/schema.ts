@@ -127,6 +127,7 @@ export const CONFIG_SCHEMA = z
       penaltyThreshold: setting(int(1, 1000), 3, 'faults (protocol violations, invalid signatures) within penaltyWindowMs that ban a validator connection'),
       penaltyWindowMs: setting(int(1000, 86_400_000), 600_000, 'window in which penalty faults are counted'),
       penaltyCooldownMs: setting(int(0, 86_400_000), 600_000, 'how long a banned validator is not dialled'),
+      infoPeers: setting(bool(), true, 'read validator addresses from info.peers of upstreams.node; off (e.g. where the provider hides info.peers): only p2p.peers and PeerList gossip, which finds the validators of readiness.subnets, tracked in the Handshake'),
       discoveryIntervalMs: setting(int(1000, 3_600_000), 60_000, 'how often info.peers of upstreams.node is read for validator addresses'),
       ioShards: setting(int(0, 64), 0, "worker threads that hold the validator connections (TLS, framing, compression, protobuf), each a slice of the validators; 0: the main thread holds them. For machines with idle cores: it takes the transport's work off the event loop that serves HTTP and decides quorum; each shard costs CPU for the hand-offs and ~80 MB at 1,000 validators, and gains nothing measurable on 2 cores (README Performance)"),
     }),

@@ -29,7 +29,8 @@ export { type CloseReason } from './errors.js';
 
 export interface ConnectionHooks {
   validatorBlsKey?(nodeId: string): PublicKey | undefined;
-  peerList?(): readonly ClaimedIpPort[];
+  /** What to gossip to this peer (its Handshake, when accepted, says which subnets it tracks). */
+  peerList?(conn: P2PConnection): readonly ClaimedIpPort[];
   wantsPeer?(nodeId: string): boolean;
   onReady?(conn: P2PConnection): void;
   onClosed?(conn: P2PConnection, reason: CloseReason): void;
@@ -265,7 +266,7 @@ export class P2PConnection {
         if (this.state !== 'ready') return;
         const refused = getPeerListFault(m.value.knownPeers);
         if (refused !== undefined) return this.fault('bad-get-peer-list', refused);
-        const list = this.hooks.peerList?.() ?? [];
+        const list = this.hooks.peerList?.(this) ?? [];
         if (list.length > 0) this.send({ case: 'peerList', value: { $typeName: 'p2p.PeerList', claimedIpPorts: [...list] } });
         return;
       }
@@ -334,7 +335,7 @@ export class P2PConnection {
       return;
     }
     this.gotHandshake = true;
-    this.send({ case: 'peerList', value: { $typeName: 'p2p.PeerList', claimedIpPorts: [...(this.hooks.peerList?.() ?? [])] } });
+    this.send({ case: 'peerList', value: { $typeName: 'p2p.PeerList', claimedIpPorts: [...(this.hooks.peerList?.(this) ?? [])] } });
   }
 
   private onPeerList(entries: ClaimedIpPort[]): void {

@@ -48,7 +48,7 @@ const realTimers: Timers = {
 };
 
 /** A network's settings that are plain data: an I/O shard is sent them as they are. */
-export interface P2PNetworkSettings extends Pick<LocalSideOptions, 'networkId' | 'version' | 'publicHost' | 'publicPort'> {
+export interface P2PNetworkSettings extends Pick<LocalSideOptions, 'networkId' | 'version' | 'publicHost' | 'publicPort' | 'trackedSubnets'> {
   requestTimeoutMs?: number;
   /** TCP + TLS. */
   connectTimeoutMs?: number;

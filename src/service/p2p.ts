@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { BlsBackend } from '../bls/types.js';
 import type { Config } from '../config/config.js';
 import type { InfoClient } from '../node/info.js';
-import { compareVersions, formatVersion, P2PNetwork, ShardedP2PNetwork, parseVersion, type ClientVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
+import { compareVersions, formatVersion, MAX_TRACKED_SUBNETS, P2PNetwork, ShardedP2PNetwork, parseVersion, type ClientVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
 import { sleep, untilAborted } from '../util/abortable.js';
 import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { parseHostPort } from '../util/host-port.js';
@@ -28,6 +28,8 @@ interface P2PTransportEvents {
 
 interface P2PTransportOptions {
   p2p: Config['p2p'];
+  /** readiness.subnets: claimed as tracked in the Handshake (the Primary Network left out, at most 16), so that nodes gossip their validators. */
+  trackedSubnets: readonly Uint8Array[];
   requestTimeoutMs: number;
   info: InfoClient;
   nodeNetworkId: () => Promise<number>;
@@ -132,6 +134,8 @@ export class P2PTransport {
       blsSecretKey: identity.blsSecretKey,
       bls: this.opts.bls,
       version,
+      // avalanchego answers a GetPeerList with the validators of the subnets the asker tracks (network.go Peers).
+      trackedSubnets: this.opts.trackedSubnets.filter((id) => id.some((b) => b !== 0)).slice(0, MAX_TRACKED_SUBNETS),
       requestTimeoutMs: this.opts.requestTimeoutMs,
       connectTimeoutMs: p2p.connectTimeoutMs,
       maxPeers: p2p.maxPeers,
@@ -251,7 +255,7 @@ export class P2PTransport {
         .map((c) => c.nodeId)
         .filter((id) => !this.isConnected(id))
         .slice(0, MAX_ASKED_NODE_IDS);
-      if (ask.length > 0) {
+      if (ask.length > 0 && this.opts.p2p.infoPeers) {
         // Only a call made counts for the gap: the first set read must not wait for it.
         this.lastDiscoveryAt = Date.now();
         const { peers, skipped } = await this.opts.info.peers(ask, { signal: this.stop.signal });

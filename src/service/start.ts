@@ -99,6 +99,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     node && p2pIdentity
       ? new P2PTransport({
           p2p: config.p2p,
+          trackedSubnets: subnets.map((s) => s.id),
           requestTimeoutMs: config.aggregation.requestTimeoutMs,
           info: node.info,
           nodeNetworkId: node.nodeNetworkId,

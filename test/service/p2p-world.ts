@@ -103,7 +103,8 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
         { kind: 'pchain' as const, chainId: P_CHAIN_ID, verify },
       ].filter((c) => ({ both: true, pchain: c.kind === 'pchain', none: false })[opts.runs?.(v.index) ?? 'both']),
       limits: { pingIntervalMs: 60_000, silenceTimeoutMs: 120_000 },
-      ...(v.index === opts.gossipFrom ? { peerList: () => gossip } : {}),
+      // The others validate the L1 only: a node gossips them to a peer that tracks the L1 (network.go Peers).
+      ...(v.index === opts.gossipFrom ? { peerList: (tracked: readonly Uint8Array[]) => (tracked.some((s) => bytesToHex(s) === bytesToHex(genesis.subnetId)) ? gossip : []) } : {}),
       ...(fault ? { fault } : {}),
       ...(opts.evmAccepted ? { evmAccepted: opts.evmAccepted } : {}),
       ...(opts.nodeVersion ? { version: opts.nodeVersion, minCompatible: opts.nodeVersion } : {}),

@@ -35,6 +35,7 @@ import {
   type LocalSide,
   type StakingIdentity,
   type ClaimedIpPort,
+  type PeerHandshake,
 } from '../../p2p/index.js';
 
 import type { FaultMode } from '../../signer/faults.js';
@@ -61,8 +62,12 @@ export interface SimulatedNodeOptions {
   limits?: Partial<ConnectionLimits>;
   /** Registered BLS keys of validators, for checking their ip_bls_sig (shouldDisconnect). */
   validatorBlsKey?(nodeId: string): PublicKey | undefined;
-  /** What this node gossips in PeerList. */
-  peerList?(): readonly ClaimedIpPort[];
+  /**
+   * What this node gossips in PeerList to a peer tracking `trackedSubnets` (its Handshake's, the
+   * Primary Network included): avalanchego gossips the validators of the subnets the peer tracks
+   * (network/network.go Peers), at most 15 (PeerListNumValidatorIPs).
+   */
+  peerList?(trackedSubnets: readonly Uint8Array[]): readonly ClaimedIpPort[];
   compress?: boolean;
   /** Byzantine: how it answers a request it would sign (devnet and tests only). */
   fault?: FaultMode;
@@ -74,6 +79,9 @@ export interface SimulatedNodeOptions {
   /** The signature it answers with once it would sign; its own BLS signature unless given (the bench answers from precomputed ones, after its injected delay). */
   signWith?: (message: UnsignedMessage) => Uint8Array | Promise<Uint8Array>;
 }
+
+/** config/config.go's default peer-list-num-validator-ips: entries per PeerList. */
+const PEER_LIST_NUM_VALIDATOR_IPS = 15;
 
 interface SimulatedNodeStats {
   connections: number;
@@ -163,6 +171,11 @@ export class SimulatedAvalancheNode {
     return this.connections.get(nodeId)?.received ?? new Map();
   }
 
+  /** What a connected peer said in its Handshake. */
+  handshakeOf(nodeId: string): PeerHandshake | undefined {
+    return this.connections.get(nodeId)?.peer;
+  }
+
   connectedNodeIds(): string[] {
     return [...this.connections.keys()];
   }
@@ -188,7 +201,7 @@ export class SimulatedAvalancheNode {
     }
     const conn = new P2PConnection(socket, certificate, this.local, this.limits, {
       validatorBlsKey: this.options.validatorBlsKey,
-      peerList: () => this.options.peerList?.() ?? [],
+      peerList: (c) => (this.options.peerList?.(c.peer?.trackedSubnets ?? []) ?? []).slice(0, PEER_LIST_NUM_VALIDATOR_IPS),
       onClosed: (c) => {
         if (this.connections.get(c.nodeId) === c) this.connections.delete(c.nodeId);
       },
