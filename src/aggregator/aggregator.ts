@@ -130,6 +130,8 @@ export interface AggregatorOptions {
   /** How many validators are asked beyond the missing weight, and when a slow one is hedged. */
   fanOut?: Partial<FanOutOptions>;
   events?: AggregatorEvents;
+  /** Why validators of `set` may have left this message unanswered (a transport's knowledge), added to a quorum shortfall's message. */
+  explainShortfall?(set: CanonicalSet, message: Uint8Array): string | undefined;
 }
 
 export class Aggregator {
@@ -335,7 +337,7 @@ export class Aggregator {
       // What was proven valid stays useful: a retry asks only the validators still missing.
       if (err instanceof QuorumShortfall) {
         verified = err.verified;
-        throw new QuorumNotReachedError(err.signedWeight, minimumWeight, set.totalWeight, err.stats, err.why);
+        throw new QuorumNotReachedError(err.signedWeight, minimumWeight, set.totalWeight, err.stats, err.why, this.opts.explainShortfall?.(set, req.message.bytes));
       }
       if (err instanceof CollectionLate) {
         verified = err.verified;

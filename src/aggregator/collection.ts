@@ -97,7 +97,7 @@ export class Collection {
     pool: BlsVerifier,
   ) {
     const { set, cached } = input;
-    this.stats = { validators: set.validators.length, notConnected: 0, notAsked: 0, asked: 0, answered: 0, refused: 0, timedOut: 0, invalid: 0, failed: 0, fromCache: 0 };
+    this.stats = { validators: set.validators.length, notConnected: 0, notAsked: 0, asked: 0, answered: 0, refused: 0, notYet: 0, timedOut: 0, invalid: 0, failed: 0, fromCache: 0 };
     this.fanOut = new FanOut(
       {
         set,

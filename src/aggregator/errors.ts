@@ -15,6 +15,8 @@ export interface CollectionStats {
   answered: number;
   /** Requests answered with a refusal. */
   refused: number;
+  /** Of the refusals: "not yet executed or unknown" (an EVM chain that may not have accepted the block yet), asked again until the deadline. */
+  notYet: number;
   /** Requests with no answer within the request timeout or by the deadline. */
   timedOut: number;
   /** Answered signatures that failed a check (their peers are penalized). */
@@ -34,14 +36,18 @@ export class QuorumNotReachedError extends Error {
     readonly totalWeight: bigint,
     readonly stats: CollectionStats,
     why: string,
+    /** What the transports know of why validators stayed silent, with the remedy. */
+    readonly hint?: string,
   ) {
     const pct = totalWeight === 0n ? '0' : ((Number(signedWeight) * 100) / Number(totalWeight)).toFixed(2);
     const notAsked = stats.notAsked > 0 ? `, not asked ${stats.notAsked}` : '';
+    const notYet = stats.notYet > 0 ? ` (${stats.notYet} of them: not yet executed or unknown, the source chain may not have accepted the message's block yet)` : '';
     super(
       `quorum not reached ${why}: signed weight ${signedWeight} of ${totalWeight} (${pct}%), required ${requiredWeight}; ` +
-        `validators ${stats.validators}: asked ${stats.asked}, answered ${stats.answered}, refused ${stats.refused}, ` +
+        `validators ${stats.validators}: asked ${stats.asked}, answered ${stats.answered}, refused ${stats.refused}${notYet}, ` +
         `timed out ${stats.timedOut}, invalid signatures ${stats.invalid}, failed ${stats.failed}, ` +
-        `not connected ${stats.notConnected}${notAsked}, from cache ${stats.fromCache}`,
+        `not connected ${stats.notConnected}${notAsked}, from cache ${stats.fromCache}` +
+        (hint ? `; ${hint}` : ''),
     );
   }
 }

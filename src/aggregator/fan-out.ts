@@ -284,6 +284,7 @@ export class FanOut {
     if (err !== undefined || answer === undefined) {
       this.events.noSignature(isTimeout(err) ? 'timeout' : 'error');
     } else if (answer.kind === 'refused') {
+      if (answer.notYet) this.stats.notYet++;
       this.events.noSignature('refused');
     } else {
       this.stats.answered++;

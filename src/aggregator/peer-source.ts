@@ -15,7 +15,10 @@ export interface SignatureRequest {
  * A signature is only checked for its length by the transport (96 bytes compressed; our own
  * signers' may be 192 uncompressed); the collection verifies it.
  */
-export type PeerAnswer = { kind: 'signature'; signature: Uint8Array } | { kind: 'refused'; reason: string };
+export type PeerAnswer =
+  | { kind: 'signature'; signature: Uint8Array }
+  /** notYet: the signer may sign later, it does not know the message yet (an EVM block not yet accepted or executed). */
+  | { kind: 'refused'; reason: string; notYet?: boolean };
 
 export type { AskTicket, CancelWhy } from '../util/ask.js';
 export { failedAsk } from '../util/ask.js';

@@ -17,6 +17,12 @@ function readNetworkId(result: unknown): number {
   return id;
 }
 
+function readNodeVersion(result: unknown): string {
+  const value = isRecord(result) ? result.version : undefined;
+  if (typeof value !== 'string' || value.length > 100) throw new Error(`version is not a version: ${JSON.stringify(value)?.slice(0, 100)}`);
+  return value;
+}
+
 function readBootstrapped(result: unknown): boolean {
   const value = isRecord(result) ? result.isBootstrapped : undefined;
   if (typeof value !== 'boolean') throw new Error(`isBootstrapped is not a boolean: ${JSON.stringify(value)}`);
@@ -91,6 +97,11 @@ export class InfoClient {
    */
   epochDurationMs(opts: CallOptions = {}): Promise<number | null> {
     return this.rpc.typed(PATH, 'info.upgrades', {}, parseEpochDurationMs, opts);
+  }
+
+  /** info.getNodeVersion: the node's own client version, as it claims it in its Handshakes ("avalanchego/1.15.0"). */
+  getNodeVersion(opts: CallOptions = {}): Promise<string> {
+    return this.rpc.typed(PATH, 'info.getNodeVersion', {}, readNodeVersion, opts);
   }
 
   /** info.isBootstrapped: whether the node has caught up with `chain` (an alias such as 'P', or an ID). */

@@ -210,13 +210,20 @@ export function decodeSignatureRequest(bytes: Uint8Array): { message: Uint8Array
 /** Hands out odd uint32 request IDs, skipping those still in use. */
 export class OddRequestIds {
   private next = 1;
+  private wrapped = false;
 
   take(inUse: (id: number) => boolean): number {
     for (let tries = 0; tries < 0x80000000; tries++) {
       const id = this.next;
+      if (id >= 0xffffffff) this.wrapped = true;
       this.next = id >= 0xffffffff ? 1 : id + 2;
       if (!inUse(id)) return id;
     }
     throw new Error('no free request ID');
+  }
+
+  /** Whether `id` was ever handed out (every odd ID once the counter wrapped). */
+  issued(id: number): boolean {
+    return id % 2 === 1 && (this.wrapped || id < this.next);
   }
 }

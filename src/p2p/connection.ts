@@ -6,21 +6,23 @@
 // on one timer per connection. Misbehaviour closes the connection with a fault.
 import type { TLSSocket } from 'node:tls';
 import type { PublicKey } from '../bls/index.js';
-import { bytesEqual, bytesToHex } from '../warp/hex.js';
+import { bytesToHex } from '../warp/hex.js';
 import type { AppRequest, ClaimedIpPort, Handshake } from './gen/p2p/p2p_pb.js';
-import { abortedBy, HandshakeRefusedError, P2PProtocolError, P2PRequestError, type CloseReason, type PeerFault } from './errors.js';
+import { abortedBy, HandshakeRefusedError, P2PProtocolError, P2PRequestError, type CloseReason, type DropKind, type PeerFault } from './errors.js';
 import type { RequestFailure } from '../util/request-failure.js';
 import { askAsPromise, failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { PendingRequest } from './pending-request.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { decodeMessage, encodeMessage, type MessageBody } from './messages.js';
 import { buildHandshake, checkPeerHandshake, type PeerHandshake, type SignedIp } from './handshake.js';
-import { appErrorAnswer, appRequestFrame, decodeSignatureResponse, OddRequestIds, signatureAppRequest } from './acp118.js';
-import { parseBloomFilter, emptyKnownPeers } from './bloom.js';
+import { APP_ERROR, appErrorAnswer, appRequestFrame, decodeSignatureResponse, signatureAppRequest } from './acp118.js';
+import { OutstandingRequests } from './outstanding.js';
+import { emptyKnownPeers } from './bloom.js';
 import { ourHandshake } from './local-side.js';
-import { MAX_BLOOM_SALT_BYTES, MAX_CLOCK_DIFFERENCE_S } from './constants.js';
+import { formatVersion } from './version.js';
+import { MAX_CLOCK_DIFFERENCE_S, MAX_INBOUND_TIMEOUT_MS } from './constants.js';
 import type { ConnectionLimits, DiscoveredPeer, InboundAppRequest, LocalSide, P2PAnswer, SignatureRequestInput } from './connection-types.js';
-import { readPeerList } from './peer-list.js';
+import { getPeerListFault, readPeerList } from './peer-list.js';
 import { cutPeerText } from '../util/peer-text.js';
 import type { StakingCertificate } from './staking-certificate.js';
 
@@ -28,15 +30,16 @@ export { type CloseReason } from './errors.js';
 
 export interface ConnectionHooks {
   validatorBlsKey?(nodeId: string): PublicKey | undefined;
-  peerList?(): readonly ClaimedIpPort[];
+  /** What to gossip to this peer (its Handshake, when accepted, says which subnets it tracks). */
+  peerList?(conn: P2PConnection): readonly ClaimedIpPort[];
   wantsPeer?(nodeId: string): boolean;
   onReady?(conn: P2PConnection): void;
   onClosed?(conn: P2PConnection, reason: CloseReason): void;
   onAppRequest?(conn: P2PConnection, req: InboundAppRequest): void;
   onDiscovered?(conn: P2PConnection, peers: DiscoveredPeer[]): void;
+  /** Something an honest slow node does was dropped (not a fault). */
+  onDropped?(conn: P2PConnection, kind: DropKind, detail: string): void;
 }
-
-const RECENTLY_EXPIRED_CAP = 4096;
 
 /** Handshake fields whose failure is an incompatibility (back off), not misbehaviour (penalise). */
 const INCOMPATIBLE_FIELDS = new Set(['networkID', 'myTime', 'version']);
@@ -44,14 +47,14 @@ const INCOMPATIBLE_FIELDS = new Set(['networkID', 'myTime', 'version']);
 export class P2PConnection {
   readonly nodeId: string;
   private readonly decoder: FrameDecoder;
-  private readonly requestIds = new OddRequestIds();
-  private readonly pending = new Map<number, PendingRequest>();
-  /** Request IDs given up on and not answered yet: a late answer is no fault, and removes its ID (kept, they filled the cap on every connection: docs/performance.md "Memory"). */
-  private readonly expired = new Set<number>();
+  private readonly pending = new OutstandingRequests();
   private state: 'handshaking' | 'ready' | 'closed' = 'handshaking';
   private gotHandshake = false;
   private peerInfo: PeerHandshake | undefined;
-  private pingSentAt: number | undefined;
+  /** The peer's clock minus ours (s), from its Handshake, accepted or not. */
+  private peerClockOffsetS: number | undefined;
+  /** Pings sent and not yet answered: Pongs up to this many are expected. */
+  private pingsUnanswered = 0;
   private lastReceived: number;
   private readonly startedAt: number;
   private nextPingAt = 0;
@@ -122,9 +125,7 @@ export class P2PConnection {
 
   /** The caller stopped waiting: the request leaves, and a late answer to it is not a fault. */
   forget(p: PendingRequest): void {
-    if (this.pending.get(p.requestId) !== p) return;
-    this.pending.delete(p.requestId);
-    this.rememberExpired(p.requestId);
+    this.pending.forget(p);
   }
 
   private enqueue(req: SignatureRequestInput, timeoutMs: number, timedHere: boolean, done: AskDone<P2PAnswer>): AskTicket {
@@ -133,19 +134,22 @@ export class P2PConnection {
     if (this.pending.size >= this.limits.maxOutstandingRequests) {
       return failedAsk(new P2PRequestError('overloaded', this.nodeId, `${this.pending.size} requests are already outstanding`), done);
     }
-    const requestId = this.requestIds.take((id) => this.pending.has(id) || this.expired.has(id));
+    const requestId = this.pending.nextId();
+    // The node would cap a longer deadline (message/messages.go); ours still runs its full length.
+    const wireMs = Math.min(timeoutMs, MAX_INBOUND_TIMEOUT_MS);
     let frame: Uint8Array;
     try {
       frame = this.local.compressOutbound
-        ? encodeFrame(encodeMessage(signatureAppRequest(req, requestId, timeoutMs), { compress: true }), this.limits.maxMessageBytes)
-        : appRequestFrame(req, requestId, timeoutMs, this.limits.maxMessageBytes);
+        ? encodeFrame(encodeMessage(signatureAppRequest(req, requestId, wireMs), { compress: true }), this.limits.maxMessageBytes)
+        : appRequestFrame(req, requestId, wireMs, this.limits.maxMessageBytes);
     } catch (err) {
       return failedAsk(new P2PRequestError('protocol', this.nodeId, `cannot frame the request: ${(err as Error).message}`), done);
     }
+    // Not written (the peer has not read its backlog): fails at once, and no ID is spent.
+    if (!this.write(frame)) return failedAsk(new P2PRequestError('overloaded', this.nodeId, 'the peer has not read what was sent to it'), done);
     const p = new PendingRequest(this, requestId, req.chainId, Date.now() + timeoutMs, timedHere, done);
-    this.pending.set(requestId, p);
+    this.pending.add(p);
     if (timedHere && p.deadline < this.timerAt) this.reschedule();
-    this.write(frame);
     return p;
   }
 
@@ -171,15 +175,17 @@ export class P2PConnection {
 
   close(reason: CloseReason, failure: RequestFailure = 'disconnected'): void {
     if (this.state === 'closed') return;
+    if (reason.kind === 'remote' && this.state === 'handshaking') {
+      const ourVersion = formatVersion(this.local.version);
+      reason = { ...reason, afterOurHandshake: { ourVersion, peerVersion: this.peerInfo && formatVersion(this.peerInfo.version), clockOffsetS: this.peerClockOffsetS } };
+    }
     this.state = 'closed';
     reason = { ...reason, detail: cutPeerText(reason.detail) }; // it may quote the peer, and is logged
     this.closeReason = reason;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.socket.destroy();
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of pending) p.done(new P2PRequestError(failure, this.nodeId, `connection closed: ${reason.detail}`), undefined);
+    for (const p of this.pending.takeAll()) p.done(new P2PRequestError(failure, this.nodeId, `connection closed: ${reason.detail}`), undefined);
     this.hooks.onClosed?.(this, reason);
   }
 
@@ -192,13 +198,19 @@ export class P2PConnection {
     this.write(encodeFrame(encodeMessage(body, { compress }), this.limits.maxMessageBytes));
   }
 
-  private write(frame: Uint8Array): void {
-    if (this.state === 'closed') return;
+  /**
+   * False when not written: a peer that has not read the last maxWriteBufferBytes is busy, not
+   * hostile, and avalanchego drops what its send queue cannot take (network/peer/message_queue.go)
+   * without closing; the silence timeout still ends a peer that stopped altogether.
+   */
+  private write(frame: Uint8Array): boolean {
+    if (this.state === 'closed') return false;
     if (this.socket.writableLength > this.limits.maxWriteBufferBytes) {
-      this.fault('slow-reader', `the peer left ${this.socket.writableLength} bytes unread`);
-      return;
+      this.hooks.onDropped?.(this, 'write-backlog', `the peer left ${this.socket.writableLength} bytes unread`);
+      return false;
     }
     this.socket.write(frame);
+    return true;
   }
 
   private onData(chunk: Buffer): void {
@@ -244,9 +256,9 @@ export class P2PConnection {
         this.send({ case: 'pong', value: { $typeName: 'p2p.Pong' } });
         return;
       case 'pong':
-        if (this.pingSentAt === undefined) return this.fault('unsolicited-pong', 'a Pong that answers no Ping');
-        this.pingSentAt = undefined;
-        this.reschedule();
+        // Pongs queued behind a stall can outnumber the Pings outstanding: dropped, not punished.
+        if (this.pingsUnanswered === 0) return this.hooks.onDropped?.(this, 'surplus-pong', 'a Pong that answers no Ping');
+        this.pingsUnanswered--;
         return;
       case 'handshake':
         return this.onHandshake(m.value);
@@ -254,20 +266,19 @@ export class P2PConnection {
         return this.onPeerList(m.value.claimedIpPorts);
       case 'getPeerList': {
         if (this.state !== 'ready') return;
-        const known = m.value.knownPeers;
-        try {
-          parseBloomFilter(known?.filter ?? new Uint8Array());
-        } catch (err) {
-          return this.fault('bad-get-peer-list', (err as Error).message);
-        }
-        if ((known?.salt.length ?? 0) > MAX_BLOOM_SALT_BYTES) return this.fault('bad-get-peer-list', 'bloom salt longer than 32 bytes');
-        const list = this.hooks.peerList?.() ?? [];
+        const refused = getPeerListFault(m.value.knownPeers);
+        if (refused !== undefined) return this.fault('bad-get-peer-list', refused);
+        const list = this.hooks.peerList?.(this) ?? [];
         if (list.length > 0) this.send({ case: 'peerList', value: { $typeName: 'p2p.PeerList', claimedIpPorts: [...list] } });
         return;
       }
       case 'appRequest':
         if (this.state !== 'ready') return;
-        this.hooks.onAppRequest?.(this, { chainId: m.value.chainId, requestId: m.value.requestId, deadlineNs: m.value.deadline, appBytes: m.value.appBytes });
+        // No handler on this side (warpgate serves nothing): answered at once with the AppError
+        // avalanchego's p2p router sends for a handler it lacks (network/p2p/router.go), so a
+        // node asking us (state sync and the like) does not wait out its timeout.
+        if (!this.hooks.onAppRequest) return this.sendAppError(m.value.chainId, m.value.requestId, APP_ERROR.unregisteredHandler, 'unregistered handler');
+        this.hooks.onAppRequest(this, { chainId: m.value.chainId, requestId: m.value.requestId, deadlineNs: m.value.deadline, appBytes: m.value.appBytes });
         return;
       case 'appResponse':
         return this.settle(m.value.chainId, m.value.requestId, (p) => {
@@ -295,18 +306,16 @@ export class P2PConnection {
 
   private settle(chainId: Uint8Array, requestId: number, then: (p: PendingRequest) => void): void {
     if (this.state !== 'ready') return;
-    const p = this.pending.get(requestId);
-    if (!p || !bytesEqual(p.chainId, chainId)) {
-      if (this.expired.delete(requestId)) return; // a late answer to a request we gave up on: ignored, and forgotten
-      this.fault('unrequested-response', `an answer to request ${requestId} on chain ${bytesToHex(chainId).slice(0, 16)}… that was never made`);
-      return;
-    }
-    this.pending.delete(requestId);
-    then(p);
+    const match = this.pending.match(requestId, chainId);
+    if (match.kind === 'pending') return then(match.request);
+    const what = `an answer to request ${requestId} on chain ${bytesToHex(chainId).slice(0, 16)}…`;
+    if (match.kind === 'late') this.hooks.onDropped?.(this, 'late-answer', `${what} given up on`);
+    else this.fault('unrequested-response', `${what} that was never made`);
   }
 
   private onHandshake(hs: Handshake): void {
     if (this.gotHandshake) return this.fault('second-handshake', 'a second Handshake');
+    this.peerClockOffsetS = Number(hs.myTime) - Math.floor(this.local.now() / 1000);
     try {
       this.peerInfo = checkPeerHandshake(hs, {
         networkId: this.local.networkId,
@@ -326,7 +335,7 @@ export class P2PConnection {
       return;
     }
     this.gotHandshake = true;
-    this.send({ case: 'peerList', value: { $typeName: 'p2p.PeerList', claimedIpPorts: [...(this.hooks.peerList?.() ?? [])] } });
+    this.send({ case: 'peerList', value: { $typeName: 'p2p.PeerList', claimedIpPorts: [...(this.hooks.peerList?.(this) ?? [])] } });
   }
 
   private onPeerList(entries: ClaimedIpPort[]): void {
@@ -348,11 +357,6 @@ export class P2PConnection {
     if (discovered.length > 0) this.hooks.onDiscovered?.(this, discovered);
   }
 
-  private rememberExpired(id: number): void {
-    this.expired.add(id);
-    if (this.expired.size > RECENTLY_EXPIRED_CAP) this.expired.delete(this.expired.values().next().value as number);
-  }
-
   /**
    * The one timer: handshake deadline, silence, pings and the deadlines of requests timed here
    * (those of ask(), timed by their caller, are swept up whenever it runs).
@@ -361,7 +365,7 @@ export class P2PConnection {
     if (this.state === 'closed') return;
     let at = this.lastReceived + this.limits.silenceTimeoutMs;
     if (this.state === 'handshaking') at = Math.min(at, this.startedAt + this.limits.handshakeTimeoutMs);
-    else if (this.pingSentAt === undefined) at = Math.min(at, this.nextPingAt);
+    else at = Math.min(at, this.nextPingAt);
     for (const p of this.pending.values()) if (p.timedHere) at = Math.min(at, p.deadline);
     if (this.timer && at >= this.timerAt) return;
     if (this.timer) clearTimeout(this.timer);
@@ -383,16 +387,13 @@ export class P2PConnection {
       this.close({ kind: 'timeout', detail: `nothing received for ${this.limits.silenceTimeoutMs} ms` });
       return;
     }
-    for (const [id, p] of this.pending) {
-      if (p.deadline > now) continue;
-      this.pending.delete(id);
-      this.rememberExpired(id);
-      p.done(new P2PRequestError('timeout', this.nodeId, 'no answer before the deadline'), undefined);
-    }
-    if (this.state === 'ready' && this.pingSentAt === undefined && now >= this.nextPingAt) {
+    for (const p of this.pending.takeExpired(now)) p.done(new P2PRequestError('timeout', this.nodeId, 'no answer before the deadline'), undefined);
+    // On a timer, answered or not, as avalanchego's sendNetworkMessages does: waiting for a Pong
+    // first, one lost Pong would end our pings and the node would drop the idle connection.
+    if (this.state === 'ready' && now >= this.nextPingAt) {
       this.nextPingAt = now + this.limits.pingIntervalMs;
       this.send({ case: 'ping', value: { $typeName: 'p2p.Ping', uptime: 0 } });
-      this.pingSentAt = now;
+      this.pingsUnanswered++;
     }
     this.reschedule();
   }

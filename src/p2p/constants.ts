@@ -11,6 +11,11 @@ export const MAX_CLOCK_DIFFERENCE_S = 60;
 export const PING_PONG_TIMEOUT_MS = 30_000;
 /** utils/constants/networking.go DefaultPingFrequency = 3/4 of the pong timeout. */
 export const PING_FREQUENCY_MS = (3 * PING_PONG_TIMEOUT_MS) / 4;
+/**
+ * utils/constants/networking.go DefaultNetworkMaximumInboundTimeout: a node caps an inbound
+ * request's deadline at this (message/messages.go), so no longer is sent on the wire.
+ */
+export const MAX_INBOUND_TIMEOUT_MS = 10_000;
 /** network/peer/peer.go maxBloomSaltLen. */
 export const MAX_BLOOM_SALT_BYTES = 32;
 /** network/peer/peer.go maxNumTrackedSubnets. */

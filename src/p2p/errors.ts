@@ -22,10 +22,32 @@ export function abortedBy(signal: AbortSignal, nodeId: string): Error {
 /** Why a connection was closed; 'fault' kinds count as penalties against the peer. */
 export type CloseReason =
   | { kind: 'local'; detail: string }
-  | { kind: 'remote'; detail: string }
+  /** afterOurHandshake: it closed before the handshake finished, most likely refusing ours (which avalanchego does without a word). */
+  | { kind: 'remote'; detail: string; afterOurHandshake?: AfterOurHandshake }
   | { kind: 'timeout'; detail: string }
   | { kind: 'refused'; detail: string }
   | { kind: 'fault'; fault: PeerFault; detail: string };
+
+/**
+ * What an honest node does when it is slow or busy, and warpgate drops and counts (a metric)
+ * without closing or penalising, as avalanchego drops what it does not expect: an answer that
+ * comes after its request was given up on, a message not written because the peer has not read
+ * the last 16 MiB, a Pong beyond the Pings sent, and a dial that met another node at a stale
+ * address.
+ */
+export type DropKind = 'late-answer' | 'write-backlog' | 'surplus-pong' | 'stale-address';
+
+/**
+ * What to compare when a node closed right after our Handshake: a node refuses an incompatible
+ * version (version/compatibility.go) or a clock more than 60 s off silently, by closing.
+ */
+interface AfterOurHandshake {
+  ourVersion: string;
+  /** Absent when its Handshake never came. */
+  peerVersion?: string;
+  /** Its clock minus ours, in seconds, from its Handshake's my_time. */
+  clockOffsetS?: number;
+}
 
 /** Misbehaviour that disconnects a peer and counts against it. */
 export type PeerFault =
@@ -38,12 +60,10 @@ export type PeerFault =
   | 'bad-certificate'
   | 'unrequested-response'
   | 'bad-response'
-  | 'unsolicited-pong'
   | 'bad-ping'
   | 'bad-peer-list'
   | 'bad-get-peer-list'
-  | 'flood'
-  | 'slow-reader';
+  | 'flood';
 
 /** A certificate that avalanchego's staking rules (staking/parse.go) refuse. */
 export class StakingCertificateError extends Error {

@@ -2,9 +2,10 @@
 export { P2PNetwork, DEFAULT_P2P_LIMITS, type P2PNetworkOptions, type P2PTarget, type P2PNetworkEvents, type P2PLogger, type Timers } from './network.js';
 export { ShardedP2PNetwork, shardOf, type ShardedP2PNetworkOptions } from './sharded-network.js';
 export { P2PConnection, type ConnectionHooks } from './connection.js';
+export type { PeerHandshake } from './handshake.js';
 export { type P2PAnswer, type SignatureRequestInput, type ConnectionLimits, type LocalSide, type InboundAppRequest, type DiscoveredPeer } from './connection-types.js';
 export { claimedIpPort } from './peer-list.js';
-export { P2PRequestError, StakingCertificateError, HandshakeRefusedError, P2PProtocolError, type PeerFault, type CloseReason } from './errors.js';
+export { P2PRequestError, StakingCertificateError, HandshakeRefusedError, P2PProtocolError, type PeerFault, type CloseReason, type DropKind } from './errors.js';
 export { dialPeer, peerCertificateOf, tlsServerOptions, P2PDialError, type DialFailure } from './tls.js';
 export { makeLocalSide, type LocalSideOptions } from './local-side.js';
 export { generateStakingCertificate, selfSignedCertificatePem, loadStakingIdentity, ephemeralStakingIdentity, certificateDerFromPem, type StakingIdentity } from './identity.js';

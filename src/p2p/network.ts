@@ -5,7 +5,7 @@
 // events, and P2PRequestError with the same failure vocabulary.
 import { EventEmitter } from 'node:events';
 import { loadBackend, type BlsBackend, type PublicKey } from '../bls/index.js';
-import { P2PRequestError, type CloseReason } from './errors.js';
+import { P2PRequestError, type CloseReason, type DropKind } from './errors.js';
 import { MAX_MESSAGE_BYTES, PING_FREQUENCY_MS, PING_PONG_TIMEOUT_MS } from './constants.js';
 import { P2PConnection } from './connection.js';
 import type { ConnectionLimits, DiscoveredPeer, P2PAnswer, SignatureRequestInput } from './connection-types.js';
@@ -48,7 +48,7 @@ const realTimers: Timers = {
 };
 
 /** A network's settings that are plain data: an I/O shard is sent them as they are. */
-export interface P2PNetworkSettings extends Pick<LocalSideOptions, 'networkId' | 'version' | 'publicHost' | 'publicPort'> {
+export interface P2PNetworkSettings extends Pick<LocalSideOptions, 'networkId' | 'version' | 'publicHost' | 'publicPort' | 'trackedSubnets'> {
   requestTimeoutMs?: number;
   /** TCP + TLS. */
   connectTimeoutMs?: number;
@@ -104,6 +104,8 @@ export interface P2PNetworkEvents {
   banned: [nodeId: string, cooldownMs: number];
   /** A strike against a NodeID whose strikes this network does not keep (keepsStrikesOf). */
   strikeElsewhere: [nodeId: string, reason: string];
+  /** Something an honest but slow node does, dropped and counted without a penalty (DropKind). */
+  dropped: [nodeId: string, kind: DropKind];
 }
 
 interface TargetState {
@@ -347,14 +349,16 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
         },
         onClosed: (c, reason) => this.onConnectionClosed(state, c, reason, becameReady),
         onDiscovered: (_c, peers) => this.onDiscovered(peers),
+        onDropped: (c, kind, detail) => this.dropped(c.nodeId, kind, detail),
       });
       state.conn = conn;
       conn.start();
     } catch (err) {
       const e = err instanceof P2PDialError ? err : new P2PDialError('tls', (err as Error).message);
       state.failures++;
-      // The impostor is penalised, not the validator we meant to reach (its address may just be stale).
-      if (e.kind === 'wrong-node-id' && e.actualNodeId) this.penalize(e.actualNodeId, e.message);
+      // Another node at the address: most likely the address is stale (a validator moved, another
+      // took its IP), and whoever holds it now did nothing wrong by answering. Counted, no strike.
+      if (e.kind === 'wrong-node-id') this.dropped(e.actualNodeId ?? nodeId, 'stale-address', e.message);
       this.logger.debug({ nodeId, host, port, kind: e.kind, err: e.message }, 'p2p dial failed');
       this.emit('dialFailed', nodeId, e);
     } finally {
@@ -362,6 +366,11 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
       this.dialing--;
       this.pump();
     }
+  }
+
+  private dropped(nodeId: string, kind: DropKind, detail: string): void {
+    this.logger.debug({ nodeId, kind, detail }, 'p2p: dropped what a slow or moved node did, no penalty');
+    this.emit('dropped', nodeId, kind);
   }
 
   private onConnectionClosed(state: TargetState, conn: P2PConnection, reason: CloseReason, wasReady: boolean): void {
@@ -372,7 +381,9 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
     } else if (reason.kind !== 'local') {
       state.failures++;
     }
-    this.logger.info({ nodeId: conn.nodeId, reason }, wasReady ? 'p2p peer disconnected' : 'p2p handshake failed');
+    const after = reason.kind === 'remote' ? reason.afterOurHandshake : undefined;
+    if (after) this.logger.warn({ nodeId: conn.nodeId, ...after, detail: reason.detail }, 'closed right after our Handshake: check version and clock');
+    else this.logger.info({ nodeId: conn.nodeId, reason }, wasReady ? 'p2p peer disconnected' : 'p2p handshake failed');
     if (wasReady) this.emit('disconnected', conn.nodeId, reason);
     else this.emit('dialFailed', conn.nodeId, new P2PDialError('handshake', `${reason.kind}: ${reason.detail}`));
     this.pump();

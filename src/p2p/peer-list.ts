@@ -2,10 +2,22 @@
 // and network.go track() do, and writing ours.
 import { create } from '@bufbuild/protobuf';
 import type { DiscoveredPeer } from './connection-types.js';
-import { ClaimedIpPortSchema, type ClaimedIpPort } from './gen/p2p/p2p_pb.js';
+import { ClaimedIpPortSchema, type BloomFilter, type ClaimedIpPort } from './gen/p2p/p2p_pb.js';
+import { parseBloomFilter } from './bloom.js';
+import { MAX_BLOOM_SALT_BYTES } from './constants.js';
 import type { SignedIp } from './handshake.js';
 import { ipFromWireBytes, unsignedIpBytes, verifyIpTlsSignature } from './signed-ip.js';
 import { parseStakingCertificate, type StakingCertificate } from './staking-certificate.js';
+
+/** Why a GetPeerList's known-peers filter is refused (network/peer/peer.go handleGetPeerList), or undefined when it is valid. */
+export function getPeerListFault(known: BloomFilter | undefined): string | undefined {
+  try {
+    parseBloomFilter(known?.filter ?? new Uint8Array());
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return (known?.salt.length ?? 0) > MAX_BLOOM_SALT_BYTES ? 'bloom salt longer than 32 bytes' : undefined;
+}
 
 interface PeerListRules {
   /** Entries examined per message (a node sends at most 15 by default). */

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { tsWorker } from '../util/ts-runtime.js';
 import type { P2PAnswer, SignatureRequestInput } from './connection-types.js';
-import { P2PRequestError, type CloseReason } from './errors.js';
+import { P2PRequestError, type CloseReason, type DropKind } from './errors.js';
 import type { P2PLogger } from './network.js';
 import { SIGNATURE_BYTES, type FromShard, type ShardInit, type ShardTarget, type ToShard } from './shard-messages.js';
 import type { DialFailure } from './tls.js';
@@ -26,6 +26,7 @@ export interface ShardOwner {
   onShardGone(shard: ShardHandle, reason: CloseReason): void;
   onDialFailed(nodeId: string, kind: DialFailure, message: string): void;
   onDiscovered(m: FromShard & { type: 'discovered' }): void;
+  onDropped(nodeId: string, kind: DropKind): void;
   /** A strike a shard met against a NodeID it does not own. */
   penalize(nodeId: string, reason: string): void;
   onBanned(nodeId: string, cooldownMs: number): void;
@@ -223,6 +224,9 @@ export class ShardHandle {
         return;
       case 'banned':
         this.net.onBanned(m.nodeId, m.cooldownMs);
+        return;
+      case 'dropped':
+        this.net.onDropped(m.nodeId, m.kind);
         return;
       case 'log':
         this.net.logger[m.level]({ ...m.obj, shard: this.index }, m.msg);

@@ -5,7 +5,7 @@
 // one `answers` message, the signatures packed into one buffer. Shards move bytes only: weights,
 // targets and quorum stay on the main thread (docs/architecture.md).
 import type { BackendName } from '../bls/types.js';
-import type { CloseReason } from './errors.js';
+import type { CloseReason, DropKind } from './errors.js';
 import type { SignatureRequestInput } from './connection-types.js';
 import type { P2PNetworkSettings } from './network.js';
 import type { DialFailure } from './tls.js';
@@ -62,6 +62,7 @@ export type FromShard =
   | { type: 'penalize'; nodeId: string; reason: string }
   /** A validator of this shard was put in a cooldown (kept on the main thread across restarts). */
   | { type: 'banned'; nodeId: string; cooldownMs: number }
+  | { type: 'dropped'; nodeId: string; kind: DropKind }
   | { type: 'log'; level: 'debug' | 'info' | 'warn'; obj: object; msg: string }
   | { type: 'closed' };
 

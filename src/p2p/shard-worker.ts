@@ -56,6 +56,7 @@ class Shard {
     this.network.on('dialFailed', (nodeId, err) => post({ type: 'dialFailed', nodeId, kind: err.kind, message: err.message }));
     this.network.on('strikeElsewhere', (nodeId, reason) => post({ type: 'penalize', nodeId, reason }));
     this.network.on('banned', (nodeId, cooldownMs) => post({ type: 'banned', nodeId, cooldownMs }));
+    this.network.on('dropped', (nodeId, kind) => post({ type: 'dropped', nodeId, kind }));
     this.network.on('discovered', (p) => post({ type: 'discovered', nodeId: p.nodeId, host: p.host, port: p.port, timestamp: p.timestamp, certificateDer: p.certificate.der }));
     this.statsTimer = setInterval(() => {
       post({ type: 'stats', dialing: this.network.stats().dialing });

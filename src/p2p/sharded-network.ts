@@ -13,7 +13,7 @@ import { EventEmitter } from 'node:events';
 import type { BlsBackend, PublicKey, SecretKey } from '../bls/types.js';
 import { askAsPromise, failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import type { P2PAnswer, SignatureRequestInput } from './connection-types.js';
-import { abortedBy, P2PRequestError, type CloseReason } from './errors.js';
+import { abortedBy, P2PRequestError, type CloseReason, type DropKind } from './errors.js';
 import type { StakingIdentity } from './identity.js';
 import type { P2PLogger, P2PNetworkEvents, P2PNetworkSettings, P2PTarget } from './network.js';
 import { ShardHandle, type ShardOwner } from './shard-handle.js';
@@ -219,6 +219,10 @@ export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements
 
   onDialFailed(nodeId: string, kind: DialFailure, message: string): void {
     this.emit('dialFailed', nodeId, new P2PDialError(kind, message));
+  }
+
+  onDropped(nodeId: string, kind: DropKind): void {
+    this.emit('dropped', nodeId, kind);
   }
 
   onDiscovered(m: FromShard & { type: 'discovered' }): void {

@@ -34,6 +34,7 @@ export class Metrics implements HttpMetrics {
   readonly peerRequests: Counter<'transport' | 'outcome'>;
   readonly p2pAppErrors: Counter<'code'>;
   readonly p2pDialFailures: Counter<'kind'>;
+  readonly p2pDropped: Counter<'kind'>;
   readonly connectedStakePercent: Gauge<'subnet'>;
   /** readiness.quorumPercentage, so a dashboard draws connected stake against it. */
   readonly readinessQuorumPercent: Gauge<string>;
@@ -107,6 +108,12 @@ export class Metrics implements HttpMetrics {
       registers,
     });
     this.p2pDialFailures = new Counter({ name: 'warpgate_p2p_dial_failures_total', help: 'Failed dials to avalanchego validators by kind', labelNames: ['kind'], registers });
+    this.p2pDropped = new Counter({
+      name: 'warpgate_p2p_dropped_total',
+      help: 'What slow or moved avalanchego nodes did, dropped without a penalty, by kind (late-answer, write-backlog, surplus-pong, stale-address)',
+      labelNames: ['kind'],
+      registers,
+    });
     this.peerRefusals = new Counter({
       name: 'warpgate_peer_connections_refused_total',
       help: 'Connections that dialed in on the peer path and were refused before authenticating, by reason',
@@ -192,6 +199,11 @@ export class Metrics implements HttpMetrics {
   /** A dial to an avalanchego validator failed. */
   readonly p2pDialFailed = (kind: string): void => {
     this.p2pDialFailures.inc({ kind });
+  };
+
+  /** Something an honest slow node did was dropped (no penalty). */
+  readonly p2pDroppedOne = (kind: string): void => {
+    this.p2pDropped.inc({ kind });
   };
 
   /** What the aggregator reports: answers from peers, cache lookups, finished aggregations. */

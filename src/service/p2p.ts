@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { BlsBackend } from '../bls/types.js';
 import type { Config } from '../config/config.js';
 import type { InfoClient } from '../node/info.js';
-import { P2PNetwork, ShardedP2PNetwork, parseVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
+import { compareVersions, formatVersion, MAX_TRACKED_SUBNETS, P2PNetwork, ShardedP2PNetwork, parseVersion, type ClientVersion, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
 import { sleep, untilAborted } from '../util/abortable.js';
 import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { parseHostPort } from '../util/host-port.js';
@@ -22,10 +22,14 @@ type TransportState = 'waiting-for-node' | 'running' | 'closed';
 /** What the transport reports as it happens (the metrics). */
 interface P2PTransportEvents {
   dialFailed?(kind: string): void;
+  /** What an honest slow node did, dropped without a penalty (DropKind). */
+  dropped?(kind: string): void;
 }
 
 interface P2PTransportOptions {
   p2p: Config['p2p'];
+  /** readiness.subnets: claimed as tracked in the Handshake (the Primary Network left out, at most 16), so that nodes gossip their validators. */
+  trackedSubnets: readonly Uint8Array[];
   requestTimeoutMs: number;
   info: InfoClient;
   nodeNetworkId: () => Promise<number>;
@@ -122,12 +126,16 @@ export class P2PTransport {
     const networkId = await this.awaitNetworkId();
     if (networkId === undefined) return;
     const { p2p, identity } = this.opts;
+    const version = await this.claimedVersion(parseVersion(p2p.version));
+    if (this.stop.signal.aborted) return;
     const common = {
       networkId,
       identity: identity.identity,
       blsSecretKey: identity.blsSecretKey,
       bls: this.opts.bls,
-      version: parseVersion(p2p.version),
+      version,
+      // avalanchego answers a GetPeerList with the validators of the subnets the asker tracks (network.go Peers).
+      trackedSubnets: this.opts.trackedSubnets.filter((id) => id.some((b) => b !== 0)).slice(0, MAX_TRACKED_SUBNETS),
       requestTimeoutMs: this.opts.requestTimeoutMs,
       connectTimeoutMs: p2p.connectTimeoutMs,
       maxPeers: p2p.maxPeers,
@@ -148,6 +156,7 @@ export class P2PTransport {
     this.network = network;
     this.current = 'running';
     network.on('dialFailed', (_nodeId, err) => this.opts.events?.dialFailed?.(err.kind));
+    network.on('dropped', (_nodeId, kind) => this.opts.events?.dropped?.(kind));
     network.on('discovered', (peer) => {
       if (this.book.learn(peer.nodeId, peer, 'gossip')) this.replanSoon();
     });
@@ -180,6 +189,32 @@ export class P2PTransport {
       wait = Math.min(MAX_RETRY_MS, wait * 2);
     }
     return undefined;
+  }
+
+  /**
+   * p2p.version, or the upstream node's own version when it is newer: when a release raises the
+   * minimum compatible version, every node closes the connection right after our Handshake and
+   * says nothing (version/compatibility.go), while the node warpgate reads from, upgraded by its
+   * operator, is by definition one its peers accept. Unanswered: the configured one.
+   */
+  private async claimedVersion(configured: ClientVersion): Promise<ClientVersion> {
+    let text: string;
+    try {
+      text = await this.opts.info.getNodeVersion({ signal: this.stop.signal });
+    } catch (err) {
+      this.opts.logger.warn({ err: messageOf(err), claimed: formatVersion(configured) }, 'p2p: info.getNodeVersion failed; claiming p2p.version');
+      return configured;
+    }
+    let node: ClientVersion;
+    try {
+      node = parseVersion(text);
+    } catch {
+      this.opts.logger.warn({ nodeVersion: text, claimed: formatVersion(configured) }, 'p2p: the node’s version does not parse; claiming p2p.version');
+      return configured;
+    }
+    if (compareVersions(node, configured) <= 0) return configured;
+    this.opts.logger.info({ configured: formatVersion(configured), claimed: formatVersion(node) }, 'p2p: claiming the upstream node’s version, newer than p2p.version');
+    return node;
   }
 
   private replanSoon(): void {
@@ -220,7 +255,7 @@ export class P2PTransport {
         .map((c) => c.nodeId)
         .filter((id) => !this.isConnected(id))
         .slice(0, MAX_ASKED_NODE_IDS);
-      if (ask.length > 0) {
+      if (ask.length > 0 && this.opts.p2p.infoPeers) {
         // Only a call made counts for the gap: the first set read must not wait for it.
         this.lastDiscoveryAt = Date.now();
         const { peers, skipped } = await this.opts.info.peers(ask, { signal: this.stop.signal });

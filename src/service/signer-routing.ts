@@ -15,13 +15,16 @@
 // transport that answered for that key last.
 import type { Logger } from 'pino';
 import type { AskDone, AskTicket, CancelWhy, PeerAnswer, PeerSource, SignatureRequest } from '../aggregator/peer-source.js';
-import { appErrorName, type P2PAnswer, type SignatureRequestInput } from '../p2p/index.js';
+import type { P2PAnswer, SignatureRequestInput } from '../p2p/index.js';
+import { appErrorLabel, mayBeNotYet, NOT_YET_MIN_ATTEMPT_MS, notYetBackoff, vmOfChain } from './app-error-kinds.js';
 import type { PeerPool } from '../peers/pool.js';
 import { LogLimiter, DEFAULT_LOG_LIMIT } from '../util/log-limiter.js';
 import type { RequestFailedError } from '../util/request-failure.js';
 import type { P2PTransport } from './p2p.js';
 import type { ValidatorDirectory } from './validator-directory.js';
 import { cutPeerText } from '../util/peer-text.js';
+import { silenceHint, SilentValidators } from './silent-validators.js';
+import type { CanonicalSet } from '../validators/canonical-set.js';
 
 type Transport = 'ws' | 'p2p';
 
@@ -30,7 +33,7 @@ type RequestOutcome = 'signature' | 'refused' | 'timeout' | 'cancelled' | 'faile
 
 export interface RoutingEvents {
   request?(transport: Transport, outcome: RequestOutcome): void;
-  /** An AppError from an avalanchego validator: its code's name (appErrorName). */
+  /** An AppError from an avalanchego validator: its code's label per VM (appErrorLabel). */
   appError?(code: string): void;
 }
 
@@ -46,6 +49,8 @@ export class SignerRouting implements PeerSource {
   private readonly answeredBy = new Map<string, Answerer>();
   private readonly p2pRequests = new WeakMap<SignatureRequest, SignatureRequestInput>();
   private readonly logLimiter: LogLimiter;
+  /** avalanchego validators that drop requests without an answer (silent-validators.ts). */
+  readonly silent = new SilentValidators();
 
   constructor(
     readonly ws: PeerPool,
@@ -109,20 +114,39 @@ export class SignerRouting implements PeerSource {
     return input;
   }
 
+  /** A p2p request to `nodeId` on `chainId` was answered (a signature or an AppError), or timed out. */
+  p2pHeard(nodeId: string, chainId: Uint8Array, answered: boolean): void {
+    if (answered) return this.silent.answered(nodeId, chainId);
+    const named = this.silent.unanswered(nodeId, chainId);
+    if (named) this.logger.warn(named, 'avalanchego validator drops requests without an answer');
+  }
+
+  /** Why validators of `set` may have left a message from its source chain unanswered, for a 503; undefined when no pattern is named. */
+  explainShortfall(set: CanonicalSet, message: Uint8Array): string | undefined {
+    const { chainId } = this.p2pRequest({ message, justification: new Uint8Array() });
+    const silences = set.validators.flatMap((v) => v.nodeIds.flatMap((id) => this.silent.of(id, chainId) ?? []));
+    return silenceHint(silences);
+  }
+
   /** A request over a transport ended (or was given up on): the per-transport metrics. */
   counted(transport: Transport, outcome: RequestOutcome): void {
     this.events.request?.(transport, outcome);
   }
 
-  /** A p2p refusal, in the aggregator's words; counted, and logged within the log limit. */
-  p2pRefusal(nodeId: string, answer: P2PAnswer & { kind: 'refused' }): PeerAnswer {
-    // A fixed set of names (appErrorName): the metric's series and the limiter's keys stay bounded
+  /** A p2p refusal on `chainId`, in the aggregator's words; counted, and logged within the log limit. */
+  p2pRefusal(nodeId: string, chainId: Uint8Array, answer: P2PAnswer & { kind: 'refused' }): PeerAnswer & { kind: 'refused' } {
+    const vm = vmOfChain(chainId);
+    // A fixed set of labels (appErrorLabel): the metric's series and the limiter's keys stay bounded
     // whatever codes a validator sends; its message is cut (the transport cuts it too).
-    const name = appErrorName(answer.code);
-    const reason = cutPeerText(answer.reason);
+    const name = appErrorLabel(vm, answer.code);
+    const text = cutPeerText(answer.reason);
+    const notYet = mayBeNotYet(vm, answer.code);
     this.events.appError?.(name);
-    this.logLimiter.log(`p2p refusal ${name}`, () => this.logger.info({ nodeId, code: answer.code, appError: name, reason }, 'avalanchego validator refused to sign'));
-    return { kind: 'refused', reason: `${nodeId} refused with AppError ${answer.code} (${name}): ${reason}` };
+    this.logLimiter.log(`p2p refusal ${name}`, () =>
+      this.logger.info({ nodeId, code: answer.code, appError: name, reason: text, ...(notYet ? { notYet } : {}) }, 'avalanchego validator refused to sign'),
+    );
+    const reason = `${nodeId} refused with AppError ${answer.code} (${name}): ${text}`;
+    return notYet ? { kind: 'refused', reason: `${reason} (not yet executed or unknown)`, notYet } : { kind: 'refused', reason };
   }
 
   remember(key: string, by: Answerer): void {
@@ -149,6 +173,11 @@ class RoutedAsk implements AskTicket {
   private finished = false;
   private triedP2P = false;
   private triedWs = false;
+  private readonly startedAt = Date.now();
+  /** Not-yet refusals asked again so far, the last of them, and the timer of the next try or of the deadline. */
+  private retries = 0;
+  private notYet: PeerAnswer | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly routing: SignerRouting,
@@ -174,6 +203,8 @@ class RoutedAsk implements AskTicket {
   cancel(why: CancelWhy): void {
     if (this.finished) return;
     this.finished = true;
+    clearTimeout(this.timer);
+    if (why === 'timeout' && this.transport === 'p2p') this.routing.p2pHeard(this.nodeId, this.chainId(), false);
     this.routing.counted(this.transport, why === 'timeout' ? 'timeout' : 'cancelled');
     this.inner?.cancel(why);
   }
@@ -198,6 +229,11 @@ class RoutedAsk implements AskTicket {
 
   private onP2P(err: Error | undefined, answer: P2PAnswer | undefined): void {
     if (this.finished) return;
+    // A retry after a not-yet refusal that failed: that refusal is still the best account.
+    if (err && this.notYet) return this.finish(undefined, this.notYet);
+    // Only answers and timeouts tell whether the node drops this chain's requests; a disconnect does not.
+    if (!err) this.routing.p2pHeard(this.nodeId, this.chainId(), true);
+    else if (failureOutcome(err) === 'timeout') this.routing.p2pHeard(this.nodeId, this.chainId(), false);
     if (err) {
       // Nothing was sent (with p2p.ioShards, isConnected can be a message behind the shard): the
       // signer, when it has connected since.
@@ -212,11 +248,54 @@ class RoutedAsk implements AskTicket {
       this.routing.remember(this.key, { transport: 'p2p', nodeId: this.nodeId });
       return this.finish(undefined, answer);
     }
-    this.finish(undefined, this.routing.p2pRefusal(this.nodeId, answer as P2PAnswer & { kind: 'refused' }));
+    const refusal = this.routing.p2pRefusal(this.nodeId, this.routing.p2pRequest(this.req).chainId, answer as P2PAnswer & { kind: 'refused' });
+    if (refusal.notYet && this.askAgainLater(refusal)) return;
+    this.finish(undefined, refusal);
+  }
+
+  /**
+   * A not-yet refusal (an EVM block not yet accepted or executed): the same validator is asked
+   * again after a backoff, while at least NOT_YET_MIN_ATTEMPT_MS would be left before the
+   * request's deadline; just before that deadline the refusal stands. False when no time is left.
+   */
+  private askAgainLater(refusal: PeerAnswer): boolean {
+    const end = this.startedAt + this.timeoutMs;
+    const wait = notYetBackoff(this.retries);
+    if (Date.now() + wait + NOT_YET_MIN_ATTEMPT_MS > end) return false;
+    this.notYet = refusal;
+    this.retries++;
+    this.inner = undefined;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      const nodeId = this.routing.p2pNodeOf(this.key);
+      if (this.finished) return;
+      if (nodeId === undefined) return this.finish(undefined, refusal);
+      // The caller cancels at its deadline; the refusal is reported just before it, not a timeout.
+      this.timer = setTimeout(() => this.standByNotYet(), Math.max(0, end - NOT_YET_MIN_ATTEMPT_MS / 2 - Date.now()));
+      this.timer.unref();
+      this.transport = 'p2p';
+      this.nodeId = nodeId;
+      this.inner = this.routing.p2p!.ask(nodeId, this.routing.p2pRequest(this.req), Math.max(1, end - Date.now()), (e, a) => this.onP2P(e, a));
+    }, wait);
+    this.timer.unref();
+    return true;
+  }
+
+  /** The deadline is near and the retry has no answer: the not-yet refusal is the answer. */
+  private standByNotYet(): void {
+    if (this.finished) return;
+    const inner = this.inner;
+    this.finish(undefined, this.notYet);
+    inner?.cancel('cancelled');
+  }
+
+  private chainId(): Uint8Array {
+    return this.routing.p2pRequest(this.req).chainId;
   }
 
   private finish(err: Error | undefined, answer: PeerAnswer | undefined): void {
     this.finished = true;
+    clearTimeout(this.timer);
     this.routing.counted(this.transport, err ? failureOutcome(err) : answer!.kind === 'signature' ? 'signature' : 'refused');
     this.done(err, answer);
   }

@@ -110,6 +110,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     node && p2pIdentity
       ? new P2PTransport({
           p2p: config.p2p,
+          trackedSubnets: subnets.map((s) => s.id),
           requestTimeoutMs: config.aggregation.requestTimeoutMs,
           info: node.info,
           nodeNetworkId: node.nodeNetworkId,
@@ -117,7 +118,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
           identity: p2pIdentity,
           bls,
           logger: logger.child({ component: 'p2p' }),
-          events: { dialFailed: metrics.p2pDialFailed },
+          events: { dialFailed: metrics.p2pDialFailed, dropped: metrics.p2pDroppedOne },
         })
       : null;
   const routing = new SignerRouting(peers, p2p, directory, logger.child({ component: 'p2p' }), metrics.routingEvents);
@@ -125,7 +126,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     node: node?.pchain ?? null,
     sets,
     peers: routing,
-    describePeers: () => ({ connected: routing.connectedCounts(), p2p: p2p ? p2p.stats() : 'disabled' }),
+    // silent: avalanchego validators that drop requests without an answer, with the likely reason and the remedy.
+    describePeers: () => ({ connected: routing.connectedCounts(), p2p: p2p ? p2p.stats() : 'disabled', ...(p2p ? { silent: routing.silent.list() } : {}) }),
     subnets,
     quorumPercentage: config.readiness.quorumPercentage,
     held: (id) => directory.heldSet(id),
@@ -148,6 +150,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     minimizeSigners: config.aggregation.minimizeSigners,
     fanOut: { extraWeightPercent: config.aggregation.fanOutExtraPercent, hedgeDelayMs: config.aggregation.hedgeMs },
     verification: opts.verification,
+    explainShortfall: (set, message) => routing.explainShortfall(set, message),
     events: allOf(metrics.aggregatorEvents, status.aggregatorEvents, ...(opts.events ? [opts.events] : [])),
   });
   const proxy = createProxyRouter({
@@ -179,6 +182,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     heldSet: (id) => directory.heldSet(id),
     transports,
     answers,
+    silent: () => routing.silent.list(),
     aggregationsInFlight: () => aggregator.active,
     cache: () => ({ ...cache.size, maxMessages: config.signatureCache.maxMessages, maxSignatures: config.signatureCache.maxSignatures }),
     workers: () => ({ threads: pool.threads, queued: pool.backlog, maxQueue: config.workers.maxQueue }),

@@ -10,7 +10,7 @@
 import type { AggregationEvent } from '../aggregator/aggregator.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
-import type { AggregationOutcome, RecentAggregation, SharedStateStatus, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
+import type { AggregationOutcome, RecentAggregation, SharedStateStatus, SilentValidator, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
 import type { AnswerTracker } from './answer-tracker.js';
 
 /** A signer transport as the status page sees it: how many are connected, and whether a validator is. */
@@ -38,6 +38,8 @@ interface StatusSources {
   heldSet: (subnetId: Uint8Array) => CanonicalSet | undefined;
   transports: readonly StatusTransport[];
   answers: AnswerTracker;
+  /** avalanchego validators that drop requests without an answer (service/silent-validators.ts). */
+  silent?: () => SilentValidator[];
   aggregationsInFlight: () => number;
   cache: () => { messages: number; signatures: number; maxMessages: number; maxSignatures: number };
   workers: () => { threads: number; queued: number; maxQueue: number };
@@ -121,7 +123,7 @@ export class StatusModel {
       refreshMs: opts.refreshMs,
       ready: readiness.ready,
       reasons: readiness.reasons,
-      peers: { connected: Object.values(byTransport).reduce((a, n) => a + n, 0), byTransport },
+      peers: { connected: Object.values(byTransport).reduce((a, n) => a + n, 0), byTransport, silent: src.silent?.() ?? [] },
       subnets,
       aggregations: {
         inFlight: src.aggregationsInFlight(),

@@ -29,7 +29,12 @@ export class ValidatorDirectory {
   /** The last set read per other subnet; insertion order is recency. */
   private readonly recent = new Map<string, CanonicalSet>();
   private readonly maxSubnets: number;
-  private index: { nodeIdsByKey: Map<string, readonly string[]>; keyByNodeId: Map<string, PublicKey> } | undefined;
+  private index: { nodeIdsByKey: Map<string, readonly string[]> } | undefined;
+  /**
+   * The newest Primary Network set read (height 0, the current set, counts as newest) and its
+   * keys by NodeID: the only keys a Handshake's BLS signature is checked against.
+   */
+  private primary: { height: number; keyByNodeId: Map<string, PublicKey> } | undefined;
   private readonly listeners: (() => void)[] = [];
 
   constructor(opts: DirectoryOptions) {
@@ -46,6 +51,7 @@ export class ValidatorDirectory {
   /** A set the service read. A pinned subnet's entry is its current set (height 0) only. */
   observe(subnetId: Uint8Array, pChainHeight: number, set: CanonicalSet): void {
     const subnet = bytesToHex(subnetId);
+    if (subnetId.every((b) => b === 0)) this.observePrimary(pChainHeight, set);
     let known: CanonicalSet | undefined;
     if (this.pinnedSubnets.has(subnet)) {
       if (pChainHeight !== 0) return;
@@ -77,9 +83,15 @@ export class ValidatorDirectory {
     return this.built().nodeIdsByKey.get(publicKeyHex.toLowerCase()) ?? [];
   }
 
-  /** The registered BLS key of a NodeID, to check the BLS signature in its Handshake. */
+  /**
+   * The BLS key a NodeID registered as a current Primary Network validator, to check the BLS
+   * signature in its Handshake; undefined for anyone else. avalanchego checks that signature only
+   * against the Primary Network's current key (network/peer/peer.go shouldDisconnect): an L1
+   * validator, or one whose key of an older height differs, signs its IP with a key it is not
+   * bound to, and refusing it would refuse an honest node.
+   */
   blsKeyOf(nodeId: string): PublicKey | undefined {
-    return this.built().keyByNodeId.get(nodeId);
+    return this.primary?.keyByNodeId.get(nodeId);
   }
 
   /** NodeIDs of every validator known, pinned subnets first, then by share of weight, heaviest first. */
@@ -101,18 +113,24 @@ export class ValidatorDirectory {
     return [...best.values()].sort((a, b) => rank(b.pinned, b.share) - rank(a.pinned, a.share) || (a.nodeId < b.nodeId ? -1 : 1));
   }
 
+  private observePrimary(pChainHeight: number, set: CanonicalSet): void {
+    const height = pChainHeight === 0 ? Infinity : pChainHeight;
+    if (this.primary && this.primary.height > height) return;
+    const keyByNodeId = new Map<string, PublicKey>();
+    for (const v of set.validators) for (const nodeId of v.nodeIds) keyByNodeId.set(nodeId, v.publicKey);
+    this.primary = { height, keyByNodeId };
+  }
+
   private built(): NonNullable<ValidatorDirectory['index']> {
     if (this.index) return this.index;
     const nodeIdsByKey = new Map<string, readonly string[]>();
-    const keyByNodeId = new Map<string, PublicKey>();
     for (const set of [...this.pinned.values(), ...this.recent.values()]) {
       for (const v of set.validators) {
         const known = nodeIdsByKey.get(v.publicKeyHex);
         nodeIdsByKey.set(v.publicKeyHex, known ? [...new Set([...known, ...v.nodeIds])] : v.nodeIds);
-        for (const nodeId of v.nodeIds) keyByNodeId.set(nodeId, v.publicKey);
       }
     }
-    this.index = { nodeIdsByKey, keyByNodeId };
+    this.index = { nodeIdsByKey };
     return this.index;
   }
 }

@@ -37,7 +37,7 @@ class ScriptedPeers implements PeerSource {
 }
 
 function stats(validators: number): CollectionStats {
-  return { validators, notConnected: 0, notAsked: 0, asked: 0, answered: 0, refused: 0, timedOut: 0, invalid: 0, failed: 0, fromCache: 0 };
+  return { validators, notConnected: 0, notAsked: 0, asked: 0, answered: 0, refused: 0, notYet: 0, timedOut: 0, invalid: 0, failed: 0, fromCache: 0 };
 }
 
 function fanOut(net: TestNetwork, targetWeight: bigint, extraWeightPercent: number, timing = { requestTimeoutMs: 60_000, hedgeDelayMs: 60_000 }) {

@@ -96,7 +96,7 @@ describe('--transport mixed: readiness and metrics over both transports', () => 
     expect(mixed.info.signers).toBeGreaterThan(0);
     // The status page's model names the transport each validator is connected by.
     const status = (await request(`${mixed.info.url}/status.json`)).body;
-    expect(status.peers).toEqual({ connected: mixed.info.signers + mixed.info.p2p.length, byTransport: { websocket: mixed.info.signers, p2p: mixed.info.p2p.length } });
+    expect(status.peers).toEqual({ connected: mixed.info.signers + mixed.info.p2p.length, byTransport: { websocket: mixed.info.signers, p2p: mixed.info.p2p.length }, silent: [] });
     const shown = status.subnets[0].validators as { nodeIds: string[]; transport: string }[];
     const avalanchego = new Set(mixed.info.p2p.map((n) => n.nodeId));
     for (const v of shown) {

@@ -72,7 +72,7 @@ describe('GET /status.json', () => {
     const invalid = (await scrape(devnet.info.url)).sum('warpgate_signature_responses_total', { result: 'invalid' });
     expect(invalid).toBeGreaterThanOrEqual(1);
     const connected = devnet.info.signers;
-    expect(report.peers).toEqual({ connected, byTransport: { websocket: connected } });
+    expect(report.peers).toEqual({ connected, byTransport: { websocket: connected }, silent: [] });
 
     // status.recentAggregations = 2: the newest two, newest first; the counts keep all three.
     expect(report.aggregations.byOutcome).toEqual({ success: 2, quorum_not_reached: 1, error: 0 });

@@ -2,6 +2,7 @@
 // TLS, and aggregates their signatures into a message that verifies independently: info.peers of
 // upstreams.node (the publicIP each peer signed), p2p.peers in the config, and PeerList gossip.
 import { afterEach, describe, expect, it } from 'vitest';
+import { cb58Encode } from '../../src/warp/cb58.js';
 import { aggregate, closeWorld, messageHex, startWorld, until, verifiesIndependently, type World } from './p2p-world.js';
 
 afterEach(closeWorld);
@@ -51,5 +52,18 @@ describe('discovery', () => {
     const shareOf = (v: (typeof byWeight)[number]): bigint => (merged.has(v.nodeId) ? w.genesis.validators[1]!.weight + w.genesis.validators[2]!.weight : v.weight);
     const expected = [...byWeight].sort((a, b) => (shareOf(a) > shareOf(b) ? -1 : shareOf(a) < shareOf(b) ? 1 : a.nodeId < b.nodeId ? -1 : 1)).slice(0, 2);
     expect(new Set(connected)).toEqual(new Set(expected.map((v) => v.nodeId)));
+  });
+});
+
+describe('discovery without info.peers (p2p.infoPeers off)', () => {
+  it('never reads info.peers; every validator of the subnet is found through gossip from one configured peer, tracked in the Handshake', async () => {
+    const w = await startWorld({ seed: 'discovery-no-info-peers', configured: [0], gossipFrom: 0, overrides: { 'p2p.infoPeers': false } });
+    await connectedAll(w);
+    expect(w.pchain.calls.filter((c) => c.method === 'info.peers')).toEqual([]);
+    // The readiness subnet is claimed as tracked, so a real node answers GetPeerList with its validators (network.go Peers).
+    const tracked = w.nodes[0]!.handshakeOf(w.service.p2p!.nodeId)!.trackedSubnets.map((s) => cb58Encode(s));
+    expect(tracked).toContain(cb58Encode(w.genesis.subnetId));
+    const { status } = await aggregate(w.service, messageHex(w, 'found through gossip alone'));
+    expect(status).toBe(201);
   });
 });

@@ -66,12 +66,12 @@ describe('AppErrors', () => {
     expect(pchain.body.message).toMatch(/refused 3/);
     const m = await scrape(w.service.url);
     const delta = (name: string, labels: Record<string, string>): number => m.sum(name, labels) - before.sum(name, labels);
-    expect(delta('warpgate_p2p_app_errors_total', { code: 'vm-1' })).toBe(3);
-    expect(delta('warpgate_p2p_app_errors_total', { code: 'vm-16' })).toBe(3);
+    expect(delta('warpgate_p2p_app_errors_total', { code: 'evm-1' })).toBe(3);
+    expect(delta('warpgate_p2p_app_errors_total', { code: 'pchain-16' })).toBe(3);
     expect(delta('warpgate_signature_responses_total', { result: 'refused' })).toBe(6);
     expect(delta('warpgate_peer_requests_total', { transport: 'p2p', outcome: 'refused' })).toBe(6);
     const logged = w.log.records.filter((r) => r.msg === 'avalanchego validator refused to sign');
-    expect(logged.map((r) => r.appError).sort()).toEqual(['vm-1', 'vm-1', 'vm-1', 'vm-16', 'vm-16', 'vm-16']);
+    expect(logged.map((r) => r.appError).sort()).toEqual(['evm-1', 'evm-1', 'evm-1', 'pchain-16', 'pchain-16', 'pchain-16']);
     expect(logged.find((r) => r.code === 16)!.reason).toMatch(/provided nonce \d+ != expected nonce/);
   });
 });

@@ -12,6 +12,7 @@ import { AddressBook, planTargets, type PlannedTarget } from '../../src/service/
 const bls = loadBackend('blst');
 const SUBNET_A = new Uint8Array(32).fill(0xa);
 const SUBNET_B = new Uint8Array(32).fill(0xb);
+const PRIMARY = new Uint8Array(32);
 const nodeId = (i: number): string => nodeIdToString(new Uint8Array(20).fill(i));
 const key = (i: number): Uint8Array => bls.publicKeyOf(bls.secretKeyFromBytes(new Uint8Array(32).fill(i))).bytes;
 
@@ -21,13 +22,26 @@ function set(entries: [node: number, weight: bigint, key: number | null][]) {
 }
 
 describe('ValidatorDirectory', () => {
-  it('maps a BLS key to every NodeID registered with it (a merged validator) and a NodeID back to its key', () => {
+  it('maps a BLS key to every NodeID registered with it (a merged validator)', () => {
     const d = new ValidatorDirectory({ pinnedSubnets: [], maxSubnets: 4 });
     d.observe(SUBNET_A, 0, set([[1, 10n, 1], [2, 20n, 1], [3, 30n, 3]]));
     expect(d.nodeIdsOf(bytesToHex(key(1)))).toEqual([nodeId(1), nodeId(2)]);
     expect(d.nodeIdsOf(bytesToHex(key(3)).toUpperCase())).toEqual([nodeId(3)]);
     expect(d.nodeIdsOf(bytesToHex(key(9)))).toEqual([]);
-    expect(bytesToHex(d.blsKeyOf(nodeId(2))!.bytes)).toBe(bytesToHex(key(1)));
+  });
+
+  it('checks a Handshake BLS signature only against the current Primary Network key, as avalanchego does', () => {
+    const d = new ValidatorDirectory({ pinnedSubnets: [], maxSubnets: 4 });
+    // An L1 set: its keys bind nobody's Handshake.
+    d.observe(SUBNET_A, 0, set([[1, 10n, 1], [2, 20n, 2]]));
+    expect(d.blsKeyOf(nodeId(1))).toBeUndefined();
+    // The Primary Network at the current height: node 2's key there is 7.
+    d.observe(PRIMARY, 0, set([[2, 20n, 7], [3, 30n, 3]]));
+    expect(bytesToHex(d.blsKeyOf(nodeId(2))!.bytes)).toBe(bytesToHex(key(7)));
+    // An older Primary Network set read later (an aggregation at an old height) changes nothing.
+    d.observe(PRIMARY, 100, set([[2, 20n, 8]]));
+    expect(bytesToHex(d.blsKeyOf(nodeId(2))!.bytes)).toBe(bytesToHex(key(7)));
+    expect(bytesToHex(d.blsKeyOf(nodeId(3))!.bytes)).toBe(bytesToHex(key(3)));
     expect(d.blsKeyOf(nodeId(9))).toBeUndefined();
   });
 

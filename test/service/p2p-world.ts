@@ -12,7 +12,7 @@ import { pchainWarpVerifier, rpcPChainReader } from '../../src/devnet/avalancheg
 import type { InfoPeer } from '../../src/devnet/pchain/info-service.js';
 import { startPChainNode, type SimulatedNode } from '../../src/devnet/pchain/node.js';
 import { PChainClient } from '../../src/node/pchain.js';
-import { loadStakingIdentity, type ClaimedIpPort } from '../../src/p2p/index.js';
+import { formatVersion, loadStakingIdentity, type ClaimedIpPort, type ClientVersion } from '../../src/p2p/index.js';
 import { l1MessageBuilder } from '../../src/service/l1-builder.js';
 import { startService, type Service } from '../../src/service/start.js';
 import { KeyFileBackend, SignerPeer, StaticPolicy, type FaultMode } from '../../src/signer/index.js';
@@ -48,6 +48,12 @@ interface WorldOptions {
   signAfter?: Promise<unknown>;
   /** Which nodes info.peers lists (by index); default all. */
   listed?: (index: number) => boolean;
+  /** EVM messages the simulated nodes know as accepted yet (AppError 4 until then); default all. */
+  evmAccepted?: (message: UnsignedMessage) => boolean;
+  /** The version every node runs and requires of its peers (and info.getNodeVersion says); default the simulated node's own. */
+  nodeVersion?: ClientVersion;
+  /** Which chains a node runs (by index): both (default), only the P-Chain, or none (it drops every request, as avalanchego does for a chain it does not run). */
+  runs?: (index: number) => 'both' | 'pchain' | 'none';
   /** Validators (by index) whose address goes into p2p.peers. */
   configured?: number[];
   /** Node `from` gossips the others in its PeerList (sent with its Handshake and on GetPeerList). */
@@ -81,7 +87,7 @@ function signAfter(gate: Promise<unknown>, secretKey: Uint8Array): (message: Uns
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const genesis = buildGenesis({ validators: opts.validators ?? 4, seed: opts.seed ?? 'p2p-world', avalanchegoNodes: () => true });
   const world = { genesis, listed: [] as InfoPeer[], nodes: [] as SimulatedAvalancheNode[], signers: new Map<number, { peer: SignerPeer; port: number }>() } as unknown as World;
-  world.pchain = await startPChainNode({ genesis, peers: () => world.listed });
+  world.pchain = await startPChainNode({ genesis, peers: () => world.listed, ...(opts.nodeVersion ? { nodeVersion: formatVersion(opts.nodeVersion) } : {}) });
   open.push(() => world.pchain.close());
   const verify = pchainWarpVerifier(rpcPChainReader(new PChainClient({ nodeBaseUrl: world.pchain.url })));
   let gossip: ClaimedIpPort[] = [];
@@ -93,12 +99,15 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       blsSecretKey: v.secretKey,
       bls,
       chains: [
-        { kind: 'evm', chainId: genesis.blockchainId },
-        { kind: 'pchain', chainId: P_CHAIN_ID, verify },
-      ],
+        { kind: 'evm' as const, chainId: genesis.blockchainId },
+        { kind: 'pchain' as const, chainId: P_CHAIN_ID, verify },
+      ].filter((c) => ({ both: true, pchain: c.kind === 'pchain', none: false })[opts.runs?.(v.index) ?? 'both']),
       limits: { pingIntervalMs: 60_000, silenceTimeoutMs: 120_000 },
-      ...(v.index === opts.gossipFrom ? { peerList: () => gossip } : {}),
+      // The others validate the L1 only: a node gossips them to a peer that tracks the L1 (network.go Peers).
+      ...(v.index === opts.gossipFrom ? { peerList: (tracked: readonly Uint8Array[]) => (tracked.some((s) => bytesToHex(s) === bytesToHex(genesis.subnetId)) ? gossip : []) } : {}),
       ...(fault ? { fault } : {}),
+      ...(opts.evmAccepted ? { evmAccepted: opts.evmAccepted } : {}),
+      ...(opts.nodeVersion ? { version: opts.nodeVersion, minCompatible: opts.nodeVersion } : {}),
       ...(opts.signAfter && !fault ? { signWith: signAfter(opts.signAfter, v.secretKey) } : {}),
     });
     await node.start();

@@ -129,15 +129,21 @@ describe('AppErrors from a malicious validator (issue 39)', () => {
     const huge = 'x'.repeat(1_500_000);
     let longest = 0;
     let unexpected = '';
+    // Half on the P-Chain, half on an EVM chain: each VM's codes are named apart.
+    const pChain = new Uint8Array(32);
+    const evmChain = new Uint8Array(32).fill(7);
     for (let code = -1_000; code < 2_000; code++) {
-      const answer = r.p2pRefusal(NODE, { kind: 'refused', code, reason: huge });
+      const answer = r.p2pRefusal(NODE, code % 2 === 0 ? pChain : evmChain, { kind: 'refused', code, reason: huge });
       const reason = answer.kind === 'refused' ? answer.reason : '';
       longest = Math.max(longest, reason.length);
       if (code === -1) unexpected = reason;
     }
     r.close();
     const series = (await metrics.registry.getSingleMetric('warpgate_p2p_app_errors_total')!.get()).values.map((v) => String(v.labels.code));
-    const named = ['unexpected', 'unregistered-handler', 'not-validator', 'throttled', 'other', ...Array.from({ length: 17 }, (_, i) => `vm-${i + 1}`)];
+    // P-Chain codes 1-17 (even ones here, from the P-Chain), EVM codes 1-4 (odd ones, from the EVM chain).
+    const pchainCodes = Array.from({ length: 17 }, (_, i) => i + 1).filter((c) => c % 2 === 0);
+    const evmCodes = [1, 3];
+    const named = ['unexpected', 'unregistered-handler', 'not-validator', 'throttled', 'other', ...pchainCodes.map((c) => `pchain-${c}`), ...evmCodes.map((c) => `evm-${c}`)];
     expect(series.sort()).toEqual(named.sort());
     // The limiter keeps its lines per name: at most a few per name, each short.
     expect(log.length).toBeLessThanOrEqual(named.length * 10 + 10);

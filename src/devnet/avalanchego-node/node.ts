@@ -35,6 +35,7 @@ import {
   type LocalSide,
   type StakingIdentity,
   type ClaimedIpPort,
+  type PeerHandshake,
 } from '../../p2p/index.js';
 
 import type { FaultMode } from '../../signer/faults.js';
@@ -61,14 +62,26 @@ export interface SimulatedNodeOptions {
   limits?: Partial<ConnectionLimits>;
   /** Registered BLS keys of validators, for checking their ip_bls_sig (shouldDisconnect). */
   validatorBlsKey?(nodeId: string): PublicKey | undefined;
-  /** What this node gossips in PeerList. */
-  peerList?(): readonly ClaimedIpPort[];
+  /**
+   * What this node gossips in PeerList to a peer tracking `trackedSubnets` (its Handshake's, the
+   * Primary Network included): avalanchego gossips the validators of the subnets the peer tracks
+   * (network/network.go Peers), at most 15 (PeerListNumValidatorIPs).
+   */
+  peerList?(trackedSubnets: readonly Uint8Array[]): readonly ClaimedIpPort[];
   compress?: boolean;
   /** Byzantine: how it answers a request it would sign (devnet and tests only). */
   fault?: FaultMode;
+  /**
+   * EVM chains: whether the message's block is accepted (and executed) here yet; until it is, the
+   * node answers AppError 4 as the SAE C-Chain's verifier does (vms/saevm/cchain/warp/verifier.go).
+   */
+  evmAccepted?: (message: UnsignedMessage) => boolean;
   /** The signature it answers with once it would sign; its own BLS signature unless given (the bench answers from precomputed ones, after its injected delay). */
   signWith?: (message: UnsignedMessage) => Uint8Array | Promise<Uint8Array>;
 }
+
+/** config/config.go's default peer-list-num-validator-ips: entries per PeerList. */
+const PEER_LIST_NUM_VALIDATOR_IPS = 15;
 
 interface SimulatedNodeStats {
   connections: number;
@@ -158,6 +171,11 @@ export class SimulatedAvalancheNode {
     return this.connections.get(nodeId)?.received ?? new Map();
   }
 
+  /** What a connected peer said in its Handshake. */
+  handshakeOf(nodeId: string): PeerHandshake | undefined {
+    return this.connections.get(nodeId)?.peer;
+  }
+
   connectedNodeIds(): string[] {
     return [...this.connections.keys()];
   }
@@ -183,7 +201,7 @@ export class SimulatedAvalancheNode {
     }
     const conn = new P2PConnection(socket, certificate, this.local, this.limits, {
       validatorBlsKey: this.options.validatorBlsKey,
-      peerList: () => this.options.peerList?.() ?? [],
+      peerList: (c) => (this.options.peerList?.(c.peer?.trackedSubnets ?? []) ?? []).slice(0, PEER_LIST_NUM_VALIDATOR_IPS),
       onClosed: (c) => {
         if (this.connections.get(c.nodeId) === c) this.connections.delete(c.nodeId);
       },
@@ -221,6 +239,7 @@ export class SimulatedAvalancheNode {
     } catch (err) {
       return refuse(APP_ERROR.unexpected, `failed to parse warp unsigned message: ${(err as Error).message}`);
     }
+    if (chain.kind === 'evm' && this.options.evmAccepted?.(message) === false) return refuse(4, 'block not marked as accepted: not found');
     const verdict = await chain.verify(message, request.justification);
     if (verdict) return refuse(verdict.code, verdict.message);
     // vms/platformvm/warp/signer.go: the signer only signs for its own chain and network.

@@ -78,7 +78,7 @@ function peersReply(peers: readonly InfoPeer[], only: ReadonlySet<string> | unde
   };
 }
 
-export function infoService(genesis: DevnetGenesis, peers: () => readonly InfoPeer[] = () => []): JsonRpcService {
+export function infoService(genesis: DevnetGenesis, peers: () => readonly InfoPeer[] = () => [], nodeVersion = SIMULATED_NODE_VERSION): JsonRpcService {
   const chains = knownChains(genesis);
   return {
     name: 'info',
@@ -86,7 +86,7 @@ export function infoService(genesis: DevnetGenesis, peers: () => readonly InfoPe
       getNetworkID: () => ({ networkID: String(genesis.networkId) }),
       getNetworkName: () => ({ networkName: NETWORK_NAMES.get(genesis.networkId) ?? `network-${genesis.networkId}` }),
       getNodeVersion: () => ({
-        version: SIMULATED_NODE_VERSION,
+        version: nodeVersion,
         databaseVersion: 'v1.4.5',
         rpcProtocolVersion: '42',
         gitCommit: '0000000000000000000000000000000000000000',

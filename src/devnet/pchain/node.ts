@@ -40,6 +40,8 @@ interface PChainNodeOptions {
   bls?: BlsBackend;
   /** What info.peers lists, read at each call: the devnet's simulated avalanchego validators. */
   peers?: () => readonly InfoPeer[];
+  /** What info.getNodeVersion says (default avalanchego/1.14.0). */
+  nodeVersion?: string;
   /** The P-Chain height of the L1 chain's first epoch; default one below the featured registration. */
   epochHeight?: number;
 }
@@ -88,7 +90,7 @@ export async function startPChainNode(options: PChainNodeOptions): Promise<Simul
     ...(options.legacyValidatorsAtShape ? { legacyValidatorsAtShape: true } : {}),
   });
   const pchain = serviceMap(platform);
-  const info = serviceMap(infoService(genesis, options.peers));
+  const info = serviceMap(infoService(genesis, options.peers, options.nodeVersion));
   const epochs = new DevnetEpochs(genesis, options.epochHeight);
   const proposerVm = serviceMap(proposerVmService(genesis, epochs));
   const devnet = serviceMap(devnetService(epochs));

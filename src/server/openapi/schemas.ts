@@ -11,6 +11,20 @@ const hex = (what: string): Schema => ({ type: 'string', pattern: '^(0x)?([0-9a-
 const percent = (description: string, dflt: number): Schema => ({ type: 'integer', minimum: 0, maximum: 100, default: dflt, description });
 const decimal = (description: string): Schema => ({ type: 'string', pattern: '^[0-9]+$', description: `${description} (a decimal string: uint64 does not fit a JSON number)` });
 const strict = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({ type: 'object', additionalProperties: false, required, properties });
+
+/** /ready's and /status.json's peers.silent (service/silent-validators.ts). */
+const SILENT_VALIDATORS: Schema = {
+  type: 'array',
+  description: "avalanchego validators that drop this service's requests without an answer (at most 20), with the likely reason and the remedy (docs/p2p.md)",
+  items: strict({
+    nodeId: { type: 'string' },
+    pattern: { type: 'string', enum: ['chain', 'everything'], description: "'chain': answers other chains but never this one; 'everything': has answered no request at all" },
+    chainId: { type: 'string', description: 'cb58 ID of the chain asked' },
+    unansweredInARow: { type: 'integer', minimum: 1 },
+    reason: { type: 'string' },
+    remedy: { type: 'string' },
+  }),
+};
 const nullable = (schema: Schema): Schema => ({ oneOf: [schema, { type: 'null' }] });
 
 /** The quorum options as `names` spell them: the POST body fields, and the txHash GET's query. */
@@ -95,7 +109,8 @@ export const SCHEMAS: Record<string, Schema> = {
             }),
           ],
         },
-      }),
+        silent: SILENT_VALIDATORS,
+      }, ['connected', 'p2p']),
       sharedState: {
         type: 'string',
         description:
@@ -114,6 +129,7 @@ export const SCHEMAS: Record<string, Schema> = {
     peers: strict({
       connected: { type: 'integer', minimum: 0 },
       byTransport: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } },
+      silent: SILENT_VALIDATORS,
     }),
     subnets: { type: 'array', items: { $ref: '#/components/schemas/SubnetStatus' }, description: 'readiness.subnets, then the subnets signed for recently' },
     aggregations: strict({

@@ -143,6 +143,7 @@ export const STATUS_PAGE_SCRIPT = `
     document.getElementById('updated').textContent = 'up ' + ago(r.uptimeSeconds).replace(' ago', '') + ' · updated ' + new Date().toLocaleTimeString();
     var parts = [];
     if (!r.ready) parts.push(el('div', { class: 'problem' }, r.reasons.map(function (x) { return el('div', { text: x }); })));
+    if (r.peers.silent.length > 0) parts.push(el('div', { class: 'problem', id: 'silent-validators' }, r.peers.silent.map(function (v) { return el('div', { text: v.nodeId + ' drops requests without an answer: ' + v.reason + '. Remedy: ' + v.remedy + '.' }); })));
     parts.push(summary(r));
     parts.push(el('h2', { text: 'Signing subnets: connected stake against quorum' }));
     if (r.subnets.length === 0) parts.push(el('p', { class: 'note', text: 'No subnet yet: list one in readiness.subnets, or aggregate.' }));

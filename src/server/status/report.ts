@@ -41,6 +41,18 @@ export interface SubnetStatus {
   validators: ValidatorStatus[];
 }
 
+/** A connected avalanchego validator that leaves this service's requests unanswered, and why it likely does. */
+export interface SilentValidator {
+  nodeId: string;
+  /** 'chain': answers other chains but never this one; 'everything': has answered no request at all. */
+  pattern: 'chain' | 'everything';
+  /** cb58 ID of the chain asked. */
+  chainId: string;
+  unansweredInARow: number;
+  reason: string;
+  remedy: string;
+}
+
 export type AggregationOutcome = 'success' | 'quorum_not_reached' | 'error';
 
 export interface RecentAggregation {
@@ -87,7 +99,8 @@ export interface StatusReport {
   ready: boolean;
   /** Why not ready (as /ready says). */
   reasons: string[];
-  peers: { connected: number; byTransport: Record<string, number> };
+  /** silent: avalanchego validators that drop this service's requests without an answer, with the likely reason and the remedy. */
+  peers: { connected: number; byTransport: Record<string, number>; silent: SilentValidator[] };
   subnets: SubnetStatus[];
   aggregations: {
     inFlight: number;
