@@ -63,6 +63,12 @@ export interface SimulatedNodeOptions {
   validatorBlsKey?(nodeId: string): PublicKey | undefined;
   /** What this node gossips in PeerList. */
   peerList?(): readonly ClaimedIpPort[];
+  /**
+   * The subnets this node tracks (avalanchego --track-subnets), claimed in its Handshake. A node
+   * that validates an L1 tracks it; avalanchego's network.Send skips a peer that does not claim
+   * the subnet a message is sent for, so a client such as icm-services asks none of them.
+   */
+  trackedSubnets?: readonly Uint8Array[];
   compress?: boolean;
   /** Byzantine: how it answers a request it would sign (devnet and tests only). */
   fault?: FaultMode;
@@ -139,6 +145,7 @@ export class SimulatedAvalancheNode {
       compressOutbound: this.options.compress ?? true,
       onUnparseable: 'ignore',
       allSubnets: true,
+      trackedSubnets: this.options.trackedSubnets ?? [],
     });
     return this.address;
   }
