@@ -35,6 +35,7 @@ export interface PChainStub {
   url: string;
   /** What info.peers lists from now on. */
   setPeers(peers: readonly { nodeId: string; port: number }[]): void;
+  peers(): readonly { nodeId: string; port: number }[];
   close(): Promise<void>;
 }
 
@@ -144,13 +145,16 @@ export function platform(scenario: Scenario): JsonRpcService {
   };
 }
 
+/** Every path avalanchego serves the P-Chain at: avalanchego's own Go client (platformvm.NewClient) posts to /ext/P. */
+const P_CHAIN_PATHS = new Set(['/ext/bc/P', '/ext/P', `/ext/bc/${cb58Encode(PRIMARY_NETWORK_ID)}`]);
+
 export async function startPChainStub(scenario: Scenario): Promise<PChainStub> {
   const services = serviceMap(platform(scenario));
   let peers: readonly { nodeId: string; port: number }[] = [];
   const infoServices = serviceMap(info(() => peers));
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const served = path === '/ext/bc/P' ? services : path === '/ext/info' ? infoServices : undefined;
+    const served = P_CHAIN_PATHS.has(path ?? '') ? services : path === '/ext/info' ? infoServices : undefined;
     if (!served) {
       req.resume();
       res.writeHead(404).end();
@@ -168,6 +172,7 @@ export async function startPChainStub(scenario: Scenario): Promise<PChainStub> {
     setPeers: (list) => {
       peers = list;
     },
+    peers: () => peers,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -23,8 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => stub.close());
 
-async function call(method: string, params: Record<string, unknown> = {}): Promise<{ result?: any; error?: { message: string } }> {
-  const res = await fetch(`${stub.url}/ext/bc/P`, {
+async function call(method: string, params: Record<string, unknown> = {}, path = '/ext/bc/P'): Promise<{ result?: any; error?: { message: string } }> {
+  const res = await fetch(`${stub.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
@@ -33,6 +33,12 @@ async function call(method: string, params: Record<string, unknown> = {}): Promi
 }
 
 describe('the bench P-Chain', () => {
+  it('answers at every path avalanchego serves the P-Chain at, /ext/P too (where its Go client posts)', async () => {
+    for (const path of ['/ext/bc/P', '/ext/P', `/ext/bc/${primary}`]) {
+      expect((await call('platform.getHeight', {}, path)).result).toEqual({ height: String(STUB_HEIGHT) });
+    }
+  });
+
   it('answers getAllValidatorsAt with the L1 and the primary network in canonical order, at a height or the proposed one', async () => {
     const set = canonicalSet(
       scenario.validators.map((v) => ({ nodeId: v.nodeId, weight: v.weight, publicKey: hexToBytes(v.publicKeyHex) })),
