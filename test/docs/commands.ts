@@ -39,7 +39,7 @@ export const RUN_BY_TESTS: Record<string, RunByTest> = {
     runs: "start(['--key', keyPath, '--listen', '0', '--policy', policyPath])",
   },
   // The bench's usage line: the test runs a tiny network through the same npm entry.
-  'npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed] [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67] [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE] [--fan-out-extra PCT] [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--io-shards N] [--strategies warpgate,warpgateAllSigners,perSignatureVerify,floor] [--seed S] [--warmup 20] [--signer-processes 2] [--validators-nice 0-19] [--cpu-prof DIR] [--perf DIR]':
+  'npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed] [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67] [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE] [--fan-out-extra PCT] [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--io-shards N] [--strategies warpgate,icmServices,warpgateAllSigners,perSignatureVerify,floor] [--seed S] [--warmup 20] [--signer-processes 2] [--validators-nice 0-19] [--cpu-prof DIR] [--perf DIR]':
     { test: 'test/bench/quorum.test.ts', runs: "packagePath('bench/quorum.ts')" },
 };
 
