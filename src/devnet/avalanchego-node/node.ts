@@ -169,6 +169,11 @@ export class SimulatedAvalancheNode {
     return [...this.connections.keys()];
   }
 
+  /** Whether the handshake with this peer is done both ways (its Handshake and PeerList are in). */
+  isReadyWith(nodeId: string): boolean {
+    return this.connections.get(nodeId)?.isReady === true;
+  }
+
   async close(): Promise<void> {
     for (const c of this.connections.values()) c.close({ kind: 'local', detail: 'node shutting down' });
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
