@@ -45,7 +45,12 @@ export const RUN_BY_TESTS: Record<string, RunByTest> = {
 
 const NO_DOCKER = 'needs a Docker engine, which the test machines lack; test/ops/docker.test.ts carries out the Dockerfile\'s stages without one and runs the image\'s ENTRYPOINT, CMD and HEALTHCHECK';
 
+const NEEDS_ICM_SOURCE =
+  'needs Go, an icm-services checkout (GitHub or a mirror) and minutes of build; test/bench/icm-services.test.ts covers the strategy\'s pieces without them, and test/bench/pchain-stub.test.ts and test/devnet/avalanchego-node/tracked-subnets.test.ts what the real client needs of the simulated network';
+
 export const NOT_RUN_HERE: Record<string, string> = {
+  'interop/icm/fetch-source.sh': NEEDS_ICM_SOURCE,
+  'npm run bench -- --transport p2p --strategies warpgate,icmServices,floor --validators 100': NEEDS_ICM_SOURCE,
   'npm test': 'it is the test suite itself (CI runs it)',
   'docker build -t warpgate .': NO_DOCKER,
   'docker run -p 8080:8080 warpgate': NO_DOCKER,
