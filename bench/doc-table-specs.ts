@@ -16,7 +16,7 @@ const SIGNERS_WS = `${R}/quorum-1000.json`;
 const SIGNERS_P2P = `${R}/repeats-200/checks-together/p2p-w200.json`;
 const BLS = `${R}/bls-backends.json`;
 /** warpgate, the real icm-services and the floor in one run each, over p2p (bench/icm-strategy.ts). */
-const ICM_RUNS = [`${R}/icm-services/p2p-100.json`];
+const ICM_RUNS = [`${R}/icm-services/p2p-100.json`, `${R}/icm-services/p2p-1000.json`];
 
 /** The steady-state 100 × 32 runs: 3,000 warm-ups at the timed concurrency. */
 const STEADY_WARMUP = 3000;
