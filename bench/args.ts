@@ -1,7 +1,7 @@
 // The quorum benchmark's command line: flags, their defaults and limits. Every mistake is a
 // BenchArgsError naming the flag, so `npm run bench` can print one clear line and exit 2.
 import type { BackendName } from '../src/bls/types.js';
-import { STRATEGIES, isStrategy, type Strategy } from './strategies.js';
+import { DEFAULT_STRATEGIES, STRATEGIES, isStrategy, type Strategy } from './strategies.js';
 
 export type WeightShape = 'uniform' | 'skewed';
 
@@ -90,7 +90,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   signatureCacheMax: undefined,
   workers: undefined,
   ioShards: undefined,
-  strategies: [...STRATEGIES],
+  strategies: [...DEFAULT_STRATEGIES],
 };
 
 export const USAGE = `usage: npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed]
@@ -259,6 +259,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       default:
         throw new BenchArgsError(name, 'unknown flag');
     }
+  }
+  if (o.strategies.includes('icmServices') && o.transport !== 'p2p') {
+    throw new BenchArgsError('--strategies', 'icmServices needs --transport p2p (icm-services dials avalanchego nodes)');
   }
   if (o.ioShards !== undefined && o.transport !== 'p2p') throw new BenchArgsError('--io-shards', 'applies to --transport p2p only (the WebSocket signers dial the service)');
   if (o.quorumPercentage + o.quorumPercentageBuffer > 100) {

@@ -15,6 +15,8 @@ const MEMORY_P2P = `${R}/memory-2000-p2p-3000-fixed.json`;
 const SIGNERS_WS = `${R}/quorum-1000.json`;
 const SIGNERS_P2P = `${R}/repeats-200/checks-together/p2p-w200.json`;
 const BLS = `${R}/bls-backends.json`;
+/** warpgate, the real icm-services and the floor in one run each, over p2p (bench/icm-strategy.ts). */
+const ICM_RUNS = [`${R}/icm-services/p2p-100.json`, `${R}/icm-services/p2p-1000.json`];
 
 /** The steady-state 100 × 32 runs: 3,000 warm-ups at the timed concurrency. */
 const STEADY_WARMUP = 3000;
@@ -145,6 +147,45 @@ function blsCell(f: J): string {
   return `${duration(f.medianMs)}${cpu} (median of ${num(f.iterations, 0)})`;
 }
 
+/** A run's shape: validators, and × concurrency when more than one at a time. */
+function shape(json: J): string {
+  return `${num(json?.validators, 0)}${json?.concurrency > 1 ? ` × ${num(json.concurrency, 0)}` : ''}`;
+}
+
+function icmRows(json: J): string[] {
+  return ((json?.strategies ?? []) as string[]).map((name) => {
+    const s = json[name] ?? {};
+    const n = s.signersPerMessage ?? {};
+    return row([
+      shape(json),
+      `\`${name}\``,
+      pair(s.latencyMs?.p50, s.latencyMs?.p99),
+      pair(s.overheadMs?.p50, s.overheadMs?.p99),
+      num(s.cpuMsPerAggregation),
+      num(s.throughputPerSec),
+      `${num(n.mean)} (${num(n.min, 0)}–${num(n.max, 0)})`,
+      num(s.service?.peakRssMb, 0),
+      `${num(s.failures, 0)} of ${num(json.runs, 0)}`,
+      num(s.cpuStallMs?.p50),
+    ]);
+  });
+}
+
+/** The issue's targets against one run's ratios: warpgate's lead over the real icm-services. */
+function icmTargetRow(json: J): string {
+  const d = json?.derived ?? {};
+  const w = json?.warpgate?.signersPerMessage?.mean;
+  const i = json?.icmServices?.signersPerMessage?.mean;
+  return row([
+    shape(json),
+    ratio(d.latencyP50IcmServicesOverWarpgate),
+    ratio(d.latencyP99IcmServicesOverWarpgate),
+    ratio(d.cpuIcmServicesOverWarpgate, 1),
+    ratio(d.throughputWarpgateOverIcmServices),
+    pair(w, i),
+  ]);
+}
+
 const values = (list: J[], pick: (r: J) => unknown): number[] => list.map(pick).filter((v): v is number => typeof v === 'number');
 
 export const TABLES: TableSpec[] = [
@@ -241,5 +282,39 @@ export const TABLES: TableSpec[] = [
         row(['2,000 validators: peak resident memory', `${num(mws?.warpgate?.service?.peakRssMb, 0)} MB (${num(mws?.runs, 0)} runs)`, `${num(mp2p?.warpgate?.service?.peakRssMb, 0)} MB (${num(mp2p?.runs, 0)} runs)`, mem]),
       ];
     },
+  },
+  {
+    id: 'icm-services',
+    sources: ICM_RUNS,
+    render: (runs: J[]) => [
+      ...header([
+        'validators (× clients)',
+        'strategy',
+        'latency ms, p50 / p99',
+        'overhead ms, p50 / p99',
+        'service CPU ms / aggregation',
+        'aggregations / s',
+        'signers / message, mean (min–max)',
+        'peak resident MB',
+        'failed',
+        'machine short of cores, ms per run, p50',
+      ]),
+      ...runs.flatMap(icmRows),
+    ],
+  },
+  {
+    id: 'icm-services-targets',
+    sources: ICM_RUNS,
+    render: (runs: J[]) => [
+      ...header([
+        'validators (× clients)',
+        'latency p50, icm-services / warpgate (target ≥ 3x at 1,000)',
+        'latency p99, icm-services / warpgate (target > 1x)',
+        'CPU / aggregation, icm-services / warpgate (target ≥ 10x)',
+        'throughput, warpgate / icm-services (target ≥ 3x at 100 × 32)',
+        'signers / message, warpgate / icm-services (target ≤)',
+      ]),
+      ...runs.map(icmTargetRow),
+    ],
   },
 ];

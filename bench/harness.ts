@@ -35,6 +35,9 @@ import { destinationGas, type DestinationGas } from './warp-gas.js';
 import { derivedFigures, type DerivedFigures } from './report.js';
 
 import { STRATEGIES, UNVERIFIABLE, type Strategy } from './strategies.js';
+import type { IcmServicesVersions } from './icm-services.js';
+import { measureIcmServices } from './icm-strategy.js';
+import { STUB_HEIGHT } from './pchain-stub.js';
 
 export { STRATEGIES, type Strategy };
 
@@ -44,6 +47,7 @@ const STRATEGY_OVERRIDES: Record<Strategy, Record<string, unknown>> = {
   warpgateAllSigners: { 'aggregation.minimizeSigners': false },
   perSignatureVerify: {},
   floor: {},
+  icmServices: {},
 };
 
 /**
@@ -55,7 +59,7 @@ const CONNECT_WINDOW = 24;
 const CONNECT_CHUNK = 8;
 /** Connecting fails if this long passes without one more validator connecting. */
 const CONNECT_STALL_MS = 60_000;
-const REQUEST_TIMEOUT_MS = 30_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface RunSample {
   /** Index among the timed runs. */
@@ -94,7 +98,7 @@ export interface StrategyReport {
    * pairing in the worker pool, queueing included). Files from before the fewest signers' sum was
    * checked alone call the first `provenPerMessage` (the final checks proved them all then).
    */
-  fewestSigners: { readyPerMessage: number; subsetChecks: number; subsetCheckMsMean: number };
+  fewestSigners?: { readyPerMessage: number; subsetChecks: number; subsetCheckMsMean: number };
   /**
    * Final checks (every one a foldAndCheck job: with the fold that completes the target, or alone)
    * and the worker tasks they ran in: more than one per task when concurrent aggregations' checks
@@ -104,30 +108,34 @@ export interface StrategyReport {
   aggregations: number;
   failures: number;
   firstFailure?: string;
+  /**
+   * The service process. icmServices (a Go binary, measured from outside through /proc) has only
+   * the resident memory; the rest is warpgate's own account of itself.
+   */
   service: {
-    eventLoopDelayMs: LoopDelayPercentiles;
-    maxWorkerQueue: number;
+    eventLoopDelayMs?: LoopDelayPercentiles;
+    maxWorkerQueue?: number;
     peakRssMb: number;
-    peakHeapUsedMb: number;
+    peakHeapUsedMb?: number;
     /** Resident memory when the timed runs started and ended: growth across runs would show a leak. */
     rssAtStartMb: number;
     rssAtEndMb: number;
     /** [seconds into the timed runs, resident MB], to see whether memory levels off. */
     rssTimelineMb: [number, number][];
-    responses: Record<string, number>;
+    responses?: Record<string, number>;
     /**
      * Signature requests to validators per aggregation, by outcome (`cancelled`: outstanding when
      * the collection ended; the validator still answers, and the answer is read and dropped).
      */
-    requestsPerAggregation: Record<string, number>;
+    requestsPerAggregation?: Record<string, number>;
     /**
      * By the service's own clock, over the successful runs: `signersInMs`, from its first peer
      * request until the signers' weight had arrived (what it read, later than `idealMs` when the
      * answers wait for the CPU); `ownMs`, the rest of the aggregation, the service's own time
      * (before the first request, and after the signatures were in: the checks and the decision).
      */
-    signersInMs: Percentiles;
-    ownMs: Percentiles;
+    signersInMs?: Percentiles;
+    ownMs?: Percentiles;
     cpuProfile?: string;
     /** The measured interval's `perf record` (bench --perf; bench/perf-summary.ts reads it). */
     perfData?: string;
@@ -147,6 +155,9 @@ export interface StrategyReport {
    */
   answersVerified: boolean;
   samples: RunSample[];
+  /** icmServices: the binary measured (its commit, avalanchego and Go), and its build time when this run built it. */
+  versions?: IcmServicesVersions;
+  buildSeconds?: number;
   /**
    * How long some task on the machine waited for a core during a run (Linux PSI): the median
    * over the runs, and the mean over the slowest 5% by overhead. Absent without PSI.
@@ -198,6 +209,9 @@ export interface BenchReport {
   warpgateAllSigners?: StrategyReport;
   perSignatureVerify?: StrategyReport;
   floor?: StrategyReport;
+  icmServices?: StrategyReport;
+  /** Every strategy signed each message at this P-Chain height ('default': each service's own choice). */
+  pChainHeight?: number | 'default';
   /** Differences and ratios between the strategies measured, all from this one run (report.ts). */
   derived: DerivedFigures;
 }
@@ -208,10 +222,18 @@ export class BenchRunError extends Error {
 
 export type Log = (line: string) => void;
 
+/**
+ * With icm-services in the run, every strategy signs at the same explicit P-Chain height (the
+ * bench P-Chain's), so neither service's own choice of height tells them apart.
+ */
+export function pChainHeightOf(o: BenchOptions): { pChainHeight?: number } {
+  return o.strategies.includes('icmServices') ? { pChainHeight: STUB_HEIGHT } : {};
+}
+
 const seconds = (ms: number): number => round(ms / 1000, 1);
 const weightPercent = (w: bigint, total: bigint): number => Number((w * 10_000n) / total) / 100;
 
-interface SignerHost {
+export interface SignerHost {
   host: HostProcess;
   validators: BenchValidator[];
 }
@@ -396,7 +418,15 @@ async function measureStrategy(
     const connectSeconds = seconds(performance.now() - connectStarted);
 
     const load = (messagesHex: string[], concurrency: number) =>
-      runLoad({ url, messagesHex, concurrency, quorumPercentage: o.quorumPercentage, quorumPercentageBuffer: o.quorumPercentageBuffer, timeoutMs: REQUEST_TIMEOUT_MS });
+      runLoad({
+        url,
+        messagesHex,
+        concurrency,
+        quorumPercentage: o.quorumPercentage,
+        quorumPercentageBuffer: o.quorumPercentageBuffer,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+        ...pChainHeightOf(o),
+      });
     // Warm-ups run at the timed concurrency, so that thousands of them take seconds, not minutes.
     // It takes that many for the timed runs to see the code as a service that has run a while
     // does: functions called once per aggregation reach V8's optimizing compiler only after about
@@ -516,6 +546,7 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
               type: 'start-nodes',
               networkId: BENCH_NETWORK_ID,
               chainIdHex: bytesToHex(scenario.blockchainId),
+              subnetIdHex: bytesToHex(scenario.subnetId),
               messagesHex: scenario.messagesHex,
               validators: s.validators.map((v) => ({ ...v.staking!, secretKeyHex: v.secretKeyHex, byzantine: v.role === 'byzantine', delaysMs: delaysOf(v) })),
             } satisfies StartNodesRequest,
@@ -545,7 +576,12 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
     }
 
     const results: Partial<Record<Strategy, StrategyReport>> = {};
-    for (const strategy of o.strategies) results[strategy] = await measureStrategy(strategy, o, scenario, signers, stub.url, log);
+    for (const strategy of o.strategies) {
+      results[strategy] =
+        strategy === 'icmServices'
+          ? await measureIcmServices({ o, scenario, signers, pchainUrl: stub.url, peers: stub.peers(), log })
+          : await measureStrategy(strategy, o, scenario, signers, stub.url, log);
+    }
 
     const model = cpus()[0]?.model ?? 'unknown';
     return {
@@ -580,6 +616,7 @@ export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> 
       workers: o.workers ?? 'default',
       ioShards: o.ioShards ?? 'default',
       strategies: [...o.strategies],
+      pChainHeight: pChainHeightOf(o).pChainHeight ?? 'default',
       ...results,
       derived: derivedFigures(results),
     };

@@ -1,4 +1,5 @@
-// The benchmark's HTTP client: posts each message to the Glacier-compatible endpoint, with
+// The benchmark's HTTP client: posts each message to the service's aggregation endpoint
+// (warpgate's Glacier-compatible one, or icm-services' POST /aggregate-signatures), with
 // `concurrency` requests in flight over keep-alive connections, and times each one from the
 // moment it is sent to the moment the whole answer has arrived.
 import { Agent, request } from 'node:http';
@@ -13,7 +14,49 @@ export interface LoadRequest {
   concurrency: number;
   /** Per request. */
   timeoutMs: number;
+  /** Whose API: warpgate's (the default) or icm-services'. */
+  api?: 'warpgate' | 'icmServices';
+  /** Sign at this P-Chain height (both APIs take one); absent: each service's default. */
+  pChainHeight?: number;
 }
+
+/** One API's path, request body and successful answer. */
+interface Api {
+  path: string;
+  body(messageHex: string, r: LoadRequest): Record<string, unknown>;
+  /** The signed message (hex) from a successful answer, else undefined. */
+  signed(status: number, text: string): string | undefined;
+}
+
+const APIS: Record<'warpgate' | 'icmServices', Api> = {
+  warpgate: {
+    path: '/v1/signatureAggregator/fuji/aggregateSignatures',
+    body: (message, r) => ({
+      message,
+      quorumPercentage: r.quorumPercentage,
+      quorumPercentageBuffer: r.quorumPercentageBuffer,
+      ...(r.pChainHeight === undefined ? {} : { pChainHeight: r.pChainHeight }),
+    }),
+    signed: (status, text) => {
+      const signed = status === 201 ? (JSON.parse(text) as { signedMessage?: unknown }).signedMessage : undefined;
+      return typeof signed === 'string' ? signed : undefined;
+    },
+  },
+  // icm-services signature-aggregator/api/api.go: 200 {"signed-message": hex without 0x}.
+  icmServices: {
+    path: '/aggregate-signatures',
+    body: (message, r) => ({
+      message,
+      'quorum-percentage': r.quorumPercentage,
+      'quorum-percentage-buffer': r.quorumPercentageBuffer,
+      ...(r.pChainHeight === undefined ? {} : { 'pchain-height': r.pChainHeight }),
+    }),
+    signed: (status, text) => {
+      const signed = status === 200 ? (JSON.parse(text) as { 'signed-message'?: unknown })['signed-message'] : undefined;
+      return typeof signed === 'string' ? (signed.startsWith('0x') ? signed : `0x${signed}`) : undefined;
+    },
+  },
+};
 
 export interface RequestOutcome {
   /** Index into messagesHex. */
@@ -54,17 +97,14 @@ function post(agent: Agent, url: URL, body: string, timeoutMs: number): Promise<
 
 export async function runLoad(r: LoadRequest): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: r.concurrency });
-  const url = new URL('/v1/signatureAggregator/fuji/aggregateSignatures', r.url);
+  const api = APIS[r.api ?? 'warpgate'];
+  const url = new URL(api.path, r.url);
   const outcomes: RequestOutcome[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < r.messagesHex.length) {
       const message = next++;
-      const body = JSON.stringify({
-        message: r.messagesHex[message],
-        quorumPercentage: r.quorumPercentage,
-        quorumPercentageBuffer: r.quorumPercentageBuffer,
-      });
+      const body = JSON.stringify(api.body(r.messagesHex[message]!, r));
       const stallAtSend = cpuStallUs();
       const sent = performance.now();
       try {
@@ -72,7 +112,12 @@ export async function runLoad(r: LoadRequest): Promise<LoadResult> {
         const latencyMs = performance.now() - sent;
         const stallNow = cpuStallUs();
         const stall = stallAtSend !== undefined && stallNow !== undefined ? { cpuStallMs: (stallNow - stallAtSend) / 1000 } : {};
-        const signed = status === 201 ? (JSON.parse(text) as { signedMessage?: unknown }).signedMessage : undefined;
+        let signed: string | undefined;
+        try {
+          signed = api.signed(status, text);
+        } catch {
+          signed = undefined;
+        }
         outcomes.push(
           typeof signed === 'string'
             ? { message, latencyMs, status, signedMessageHex: signed, ...stall }

@@ -24,8 +24,16 @@ export interface StartNodesRequest {
   type: 'start-nodes';
   networkId: number;
   chainIdHex: string;
+  /** The L1 the nodes validate: each claims it in its Handshake (tracked_subnets), as a node run with --track-subnets does. */
+  subnetIdHex: string;
   validators: HostedNodeValidator[];
   messagesHex: string[];
+}
+
+/** How many of this host's nodes have finished the handshake with the peer `nodeId` (a service that dialled them). */
+export interface ReadyWithRequest {
+  type: 'ready-with';
+  nodeId: string;
 }
 
 export interface StartedNodes {
@@ -43,6 +51,7 @@ serveHost(
       const messages = req.messagesHex.map((h) => hexToBytes(h));
       const index = messageIndexOf(req.messagesHex);
       const chainId = hexToBytes(req.chainIdHex);
+      const subnetId = hexToBytes(req.subnetIdHex);
       const nodes: StartedNodes['nodes'] = [];
       for (const v of req.validators) {
         exitIfOrphaned();
@@ -54,6 +63,7 @@ serveHost(
           blsSecretKey: secretKey,
           bls,
           chains: [{ kind: 'evm', chainId }],
+          trackedSubnets: [subnetId],
           host: '127.0.0.1',
           signWith: async (message) => {
             const found = precomputedSignature(index, signatures, message.bytes);
@@ -70,6 +80,7 @@ serveHost(
       }
       return { nodes };
     },
+    'ready-with': async (req: ReadyWithRequest): Promise<number> => running.filter((n) => n.isReadyWith(req.nodeId)).length,
     ...measurementHandlers(),
     // The service closes its connections when it stops; the nodes stay for the next strategy.
     disconnect: async () => ({ running: running.length }),

@@ -35,6 +35,13 @@ export interface DerivedFigures {
   cpuWarpgateOverFloor?: number;
   /** Service CPU per aggregation, `perSignatureVerify` / `warpgate`. */
   cpuPerSignatureVerifyOverWarpgate?: number;
+  /** The real icm-services against warpgate, same run: its CPU per aggregation (its process, all threads) / warpgate's. */
+  cpuIcmServicesOverWarpgate?: number;
+  /** Latency p50 and p99, icm-services / warpgate. */
+  latencyP50IcmServicesOverWarpgate?: number;
+  latencyP99IcmServicesOverWarpgate?: number;
+  /** Aggregations per second, warpgate / icm-services. */
+  throughputWarpgateOverIcmServices?: number;
   /** Aggregations per second, `warpgate` / `floor`. */
   throughputWarpgateOverFloor?: number;
   /**
@@ -49,14 +56,17 @@ const ratio = (a: number, b: number): number | undefined => (b > 0 ? round(a / b
 type Measured = Partial<Record<Strategy, StrategyReport>>;
 
 export function derivedFigures(r: Measured): DerivedFigures {
-  const { warpgate: w, floor: f, perSignatureVerify: p } = r;
+  const { warpgate: w, floor: f, perSignatureVerify: p, icmServices: icm } = r;
   const d: DerivedFigures = {};
   if (w && f) {
     d.overheadAboveFloorMs = { p50: round(w.overheadMs.p50 - f.overheadMs.p50, 2), p99: round(w.overheadMs.p99 - f.overheadMs.p99, 2) };
-    d.overheadAboveFloorSplitMs = {
-      signersInLater: round(w.service.signersInMs.p50 - f.service.signersInMs.p50, 2),
-      serviceOwn: round(w.service.ownMs.p50 - f.service.ownMs.p50, 2),
-    };
+    const [ws, fs] = [w.service, f.service];
+    if (ws.signersInMs && fs.signersInMs && ws.ownMs && fs.ownMs) {
+      d.overheadAboveFloorSplitMs = {
+        signersInLater: round(ws.signersInMs.p50 - fs.signersInMs.p50, 2),
+        serviceOwn: round(ws.ownMs.p50 - fs.ownMs.p50, 2),
+      };
+    }
     const floorRuns = new Map(f.samples.map((s) => [s.run, s.overheadMs]));
     const perRun = w.samples.flatMap((s) => {
       const floorOverhead = floorRuns.get(s.run);
@@ -74,6 +84,15 @@ export function derivedFigures(r: Measured): DerivedFigures {
   if (w && p) {
     const cpu = ratio(p.cpuMsPerAggregation, w.cpuMsPerAggregation);
     if (cpu !== undefined) d.cpuPerSignatureVerifyOverWarpgate = cpu;
+  }
+  if (w && icm) {
+    const figures: [keyof DerivedFigures, number | undefined][] = [
+      ['cpuIcmServicesOverWarpgate', ratio(icm.cpuMsPerAggregation, w.cpuMsPerAggregation)],
+      ['latencyP50IcmServicesOverWarpgate', ratio(icm.latencyMs.p50, w.latencyMs.p50)],
+      ['latencyP99IcmServicesOverWarpgate', ratio(icm.latencyMs.p99, w.latencyMs.p99)],
+      ['throughputWarpgateOverIcmServices', ratio(w.throughputPerSec, icm.throughputPerSec)],
+    ];
+    for (const [key, value] of figures) if (value !== undefined) (d as Record<string, unknown>)[key] = value;
   }
   for (const [name, s] of [['warpgate', w], ['floor', f]] as const) {
     if (s?.mainThreadCpuMsPerAggregation === undefined) continue;
@@ -106,6 +125,15 @@ export function derivedLines(d: DerivedFigures): string[] {
     lines.push(`CPU per aggregation: \`perSignatureVerify\` / \`warpgate\` = ${d.cpuPerSignatureVerifyOverWarpgate.toFixed(1)}x`);
   }
   if (d.throughputWarpgateOverFloor !== undefined) lines.push(`Throughput: \`warpgate\` / \`floor\` = ${d.throughputWarpgateOverFloor.toFixed(2)}x`);
+  if (d.latencyP50IcmServicesOverWarpgate !== undefined && d.latencyP99IcmServicesOverWarpgate !== undefined) {
+    lines.push(
+      `Latency: \`icmServices\` / \`warpgate\` = ${d.latencyP50IcmServicesOverWarpgate.toFixed(2)}x p50, ${d.latencyP99IcmServicesOverWarpgate.toFixed(2)}x p99`,
+    );
+  }
+  if (d.cpuIcmServicesOverWarpgate !== undefined) lines.push(`CPU per aggregation: \`icmServices\` / \`warpgate\` = ${d.cpuIcmServicesOverWarpgate.toFixed(1)}x`);
+  if (d.throughputWarpgateOverIcmServices !== undefined) {
+    lines.push(`Throughput: \`warpgate\` / \`icmServices\` = ${d.throughputWarpgateOverIcmServices.toFixed(2)}x`);
+  }
   const split = Object.entries(d.cpuSplitMs ?? {}).map(([name, c]) => `\`${name}\` ${c.mainThread.toFixed(1)} + ${c.otherThreads.toFixed(1)} ms`);
   if (split.length > 0) lines.push(`Service CPU per aggregation, main thread + other threads (BLS workers, GC helpers): ${split.join(', ')}`);
   return lines;
@@ -164,8 +192,20 @@ export function markdownTable(r: BenchReport): string {
   if (stalls.length > 0) {
     lines.push('', `The machine short of cores during a run (some task waiting for one, /proc/pressure/cpu), p50 / mean of the slowest 5% of runs: ${stalls.join(', ')}`);
   }
+  const icm = r.icmServices;
+  if (icm?.versions) {
+    const v = icm.versions;
+    lines.push(
+      '',
+      `\`icmServices\`: the real icm-services signature-aggregator, commit ${v.icmServicesCommit} (avalanchego ${v.avalanchego}, ${v.go}), ` +
+        `its process's CPU (all threads) and peak resident memory ${icm.service.peakRssMb.toFixed(0)} MB` +
+        (r.pChainHeight !== undefined && r.pChainHeight !== 'default' ? `; both services signed at P-Chain height ${r.pChainHeight}` : '') +
+        (icm.buildSeconds === undefined ? '' : `; built in ${icm.buildSeconds} s for this run`) +
+        '.',
+    );
+  }
   const w = r.warpgate;
-  if (w) {
+  if (w?.fewestSigners) {
     const f = w.fewestSigners;
     const leftOut = readyPerMessage(w) - w.signersPerMessage.mean;
     const all = r.warpgateAllSigners;
@@ -193,8 +233,8 @@ export function markdownTable(r: BenchReport): string {
 /** The chart's path: FILE.json → FILE.svg (any other name gets .svg appended). */
 /** Signatures ready at the final checks per message; older files name it provenPerMessage (harness.ts). */
 function readyPerMessage(s: StrategyReport): number {
-  const f = s.fewestSigners as StrategyReport['fewestSigners'] & { provenPerMessage?: number };
-  return f.readyPerMessage ?? f.provenPerMessage ?? s.signersPerMessage.mean;
+  const f = s.fewestSigners as (StrategyReport['fewestSigners'] & { provenPerMessage?: number }) | undefined;
+  return f?.readyPerMessage ?? f?.provenPerMessage ?? s.signersPerMessage.mean;
 }
 
 export function chartPath(jsonPath: string): string {
@@ -207,6 +247,7 @@ const LINES: Record<Strategy, Omit<Series, 'valuesMs'>> = {
   warpgateAllSigners: { label: 'warpgate, every signer', color: '#2ca02c' },
   perSignatureVerify: { label: 'perSignatureVerify', color: '#d62728' },
   floor: { label: 'floor (no crypto; not valid)', color: '#9467bd' },
+  icmServices: { label: 'icm-services (real binary)', color: '#ff7f0e' },
 };
 
 export function chartOf(r: BenchReport): string {

@@ -68,8 +68,8 @@ export interface ServiceMeasurement {
   perfDataFile?: string;
 }
 
-/** The verification each strategy injects into the service (warpgate: its own). */
-const VERIFICATION: Record<Strategy, VerificationStrategy | undefined> = { warpgate: undefined, warpgateAllSigners: undefined, perSignatureVerify, floor };
+/** The verification each strategy injects into the service (warpgate: its own; icmServices runs no warpgate service). */
+const VERIFICATION: Record<Strategy, VerificationStrategy | undefined> = { warpgate: undefined, warpgateAllSigners: undefined, perSignatureVerify, floor, icmServices: undefined };
 
 /** How often the worker queue is sampled while measuring (a cheap read)... */
 const SAMPLE_MS = 10;

@@ -157,7 +157,7 @@ describe('npm run bench', () => {
   it('exits 2 naming an unknown strategy and the known ones', async () => {
     const { code, stderr } = await runBench(['--strategies', 'warpgate,nocrypto'], 30_000);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^--strategies: unknown strategy 'nocrypto'; known: warpgate, warpgateAllSigners, perSignatureVerify, floor$/m);
+    expect(stderr).toMatch(/^--strategies: unknown strategy 'nocrypto'; known: warpgate, icmServices, warpgateAllSigners, perSignatureVerify, floor$/m);
     expect(stderr).toMatch(/usage: npm run bench/);
   }, 40_000);
 });

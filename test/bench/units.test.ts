@@ -7,7 +7,7 @@ import { chartOf, chartPath, derivedFigures, markdownTable } from '../../bench/r
 import { statCpuMs, threadCpuMs } from '../../bench/thread-cpu.js';
 import { cpuStallSummary, cpuStallUs, pressureSomeTotalUs } from '../../bench/cpu-pressure.js';
 import type { BenchReport, StrategyReport } from '../../bench/harness.js';
-import { STRATEGIES } from '../../bench/strategies.js';
+import { DEFAULT_STRATEGIES, STRATEGIES } from '../../bench/strategies.js';
 import { destinationGas } from '../../bench/warp-gas.js';
 import { BenchScenarioError, buildScenario, idealLatency, weightsFor } from '../../bench/scenario.js';
 import { percentile, summarize } from '../../bench/stats.js';
@@ -54,10 +54,11 @@ describe('bench flags', () => {
 
   it('--strategies measures the named ones in the usual order, and the usage names every strategy', () => {
     expect(parseArgs(['--strategies', 'perSignatureVerify']).strategies).toEqual(['perSignatureVerify']);
-    expect(parseArgs(['--strategies=floor,perSignatureVerify,warpgateAllSigners,warpgate']).strategies).toEqual([...STRATEGIES]);
+    expect(parseArgs(['--strategies=floor,perSignatureVerify,warpgateAllSigners,warpgate']).strategies).toEqual([...DEFAULT_STRATEGIES]);
+    expect(parseArgs(['--transport', 'p2p', '--strategies=floor,icmServices,warpgate']).strategies).toEqual(['warpgate', 'icmServices', 'floor']);
     // Parsing one run's flags does not change the next run's defaults.
     parseArgs(['--strategies', 'floor']);
-    expect(parseArgs([]).strategies).toEqual([...STRATEGIES]);
+    expect(parseArgs([]).strategies).toEqual([...DEFAULT_STRATEGIES]);
     for (const s of STRATEGIES) expect(USAGE).toContain(s);
     expect(USAGE).toContain('--strategies');
     expect(USAGE).toContain('--signature-cache-max');
@@ -68,7 +69,7 @@ describe('bench flags', () => {
   });
 
   it.each([
-    ['warpgate,fastest', /unknown strategy 'fastest'; known: warpgate, warpgateAllSigners, perSignatureVerify, floor/],
+    ['warpgate,fastest', /unknown strategy 'fastest'; known: warpgate, icmServices, warpgateAllSigners, perSignatureVerify, floor/],
     ['Floor', /unknown strategy 'Floor'/],
     ['floor,floor', /'floor' is named twice/],
     ['warpgate,', /comma-separated list/],

@@ -40,13 +40,18 @@ export const RUN_BY_TESTS: Record<string, RunByTest> = {
   },
   'for r in a b c; do npx warpgate keygen --staking "staking/$r"; done': { test: 'test/cli/identity.test.ts', runs: "warpgate(['keygen', '--staking', dir])" },
   // The bench's usage line: the test runs a tiny network through the same npm entry.
-  'npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed] [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67] [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE] [--fan-out-extra PCT] [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--io-shards N] [--strategies warpgate,warpgateAllSigners,perSignatureVerify,floor] [--seed S] [--warmup 20] [--signer-processes 2] [--validators-nice 0-19] [--cpu-prof DIR] [--perf DIR]':
+  'npm run bench -- [--validators N] [--transport ws|p2p] [--weights uniform|skewed] [--latency lognormal:MEDIAN_MS:SIGMA] [--offline PCT] [--byzantine PCT] [--quorum 67] [--buffer 0] [--runs R] [--concurrency C] [--backend blst|noble] [--json FILE] [--fan-out-extra PCT] [--service-heap-mb MB] [--signature-cache-max N] [--workers N] [--io-shards N] [--strategies warpgate,icmServices,warpgateAllSigners,perSignatureVerify,floor] [--seed S] [--warmup 20] [--signer-processes 2] [--validators-nice 0-19] [--cpu-prof DIR] [--perf DIR]':
     { test: 'test/bench/quorum.test.ts', runs: "packagePath('bench/quorum.ts')" },
 };
 
 const NO_DOCKER = 'needs a Docker engine, which the test machines lack; test/ops/docker.test.ts carries out the Dockerfile\'s stages without one and runs the image\'s ENTRYPOINT, CMD and HEALTHCHECK';
 
+const NEEDS_ICM_SOURCE =
+  'needs Go, an icm-services checkout (GitHub or a mirror) and minutes of build; test/bench/icm-services.test.ts covers the strategy\'s pieces without them, and test/bench/pchain-stub.test.ts and test/devnet/avalanchego-node/tracked-subnets.test.ts what the real client needs of the simulated network';
+
 export const NOT_RUN_HERE: Record<string, string> = {
+  'interop/icm/fetch-source.sh': NEEDS_ICM_SOURCE,
+  'npm run bench -- --transport p2p --strategies warpgate,icmServices,floor --validators 100': NEEDS_ICM_SOURCE,
   'npm test': 'it is the test suite itself (CI runs it)',
   'npm run test:interop': 'it is the interop suite itself (.ci/run runs it after npm test)',
   'npm run bench:replicas -- --json bench/results/replicas/run3.json': 'a benchmark of several minutes (three replicas, one Redis, a devnet); benchmarks are commands, not CI',

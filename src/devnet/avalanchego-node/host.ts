@@ -30,6 +30,7 @@ async function startNodes(msg: NodeHostStart, running: Closable[]): Promise<Node
       ],
       host: '127.0.0.1',
       port: n.port ?? 0,
+      trackedSubnets: (msg.trackedSubnetIdsHex ?? []).map((h) => hexToBytes(h)),
       ...(n.fault ? { fault: n.fault } : {}),
     });
     running.push(node);

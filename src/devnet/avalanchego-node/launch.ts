@@ -7,6 +7,6 @@ import { launchHost } from '../host-launch.js';
 import type { HostedNode, NodeHostReady, NodeHostStart } from './protocol.js';
 
 export function startNodeHost(nodes: HostedNode[], genesis: DevnetGenesis, backend: 'blst' | 'noble', pchainUrl: string): Promise<{ child: ChildProcess; ready: NodeHostReady }> {
-  const start: NodeHostStart = { type: 'start', nodes, networkId: genesis.networkId, evmChainIdHex: bytesToHex(genesis.blockchainId), pchainUrl, backend };
+  const start: NodeHostStart = { type: 'start', nodes, networkId: genesis.networkId, evmChainIdHex: bytesToHex(genesis.blockchainId), trackedSubnetIdsHex: [bytesToHex(genesis.subnetId)], pchainUrl, backend };
   return launchHost<NodeHostReady>('src/devnet/avalanchego-node/host.ts', start, 'avalanchego');
 }

@@ -68,6 +68,12 @@ export interface SimulatedNodeOptions {
    * (network/network.go Peers), at most 15 (PeerListNumValidatorIPs).
    */
   peerList?(trackedSubnets: readonly Uint8Array[]): readonly ClaimedIpPort[];
+  /**
+   * The subnets this node tracks (avalanchego --track-subnets), claimed in its Handshake. A node
+   * that validates an L1 tracks it; avalanchego's network.Send skips a peer that does not claim
+   * the subnet a message is sent for, so a client such as icm-services asks none of them.
+   */
+  trackedSubnets?: readonly Uint8Array[];
   compress?: boolean;
   /** Byzantine: how it answers a request it would sign (devnet and tests only). */
   fault?: FaultMode;
@@ -152,6 +158,7 @@ export class SimulatedAvalancheNode {
       compressOutbound: this.options.compress ?? true,
       onUnparseable: 'ignore',
       allSubnets: true,
+      trackedSubnets: this.options.trackedSubnets ?? [],
     });
     return this.address;
   }
@@ -178,6 +185,11 @@ export class SimulatedAvalancheNode {
 
   connectedNodeIds(): string[] {
     return [...this.connections.keys()];
+  }
+
+  /** Whether the handshake with this peer is done both ways (its Handshake and PeerList are in). */
+  isReadyWith(nodeId: string): boolean {
+    return this.connections.get(nodeId)?.isReady === true;
   }
 
   async close(): Promise<void> {

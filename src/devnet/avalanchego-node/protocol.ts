@@ -20,6 +20,8 @@ export interface NodeHostStart {
   networkId: number;
   /** The L1's EVM chain, the chain every node runs besides the P-Chain. */
   evmChainIdHex: string;
+  /** The subnets every node tracks (the L1's), claimed in its Handshake, hex. */
+  trackedSubnetIdsHex?: string[];
   /** The simulated P-Chain node: the P-Chain verifier reads its state there. */
   pchainUrl: string;
   backend: 'blst' | 'noble';
