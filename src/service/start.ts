@@ -6,6 +6,7 @@
 // in-flight aggregations finish up to the grace period, then close peers, upstream connections
 // and workers.
 import type { Server } from 'node:http';
+import type { Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
 import { loadBackend } from '../bls/index.js';
 import { Aggregator, type AggregatorOptions, type ValidatorSets } from '../aggregator/aggregator.js';
@@ -61,6 +62,12 @@ export interface ServiceOptions {
   l1?: (node: NodeClient) => L1MessageBuilder;
   /** The aggregator's events, to a listener of the embedder's own, after the metrics and the status page have them. */
   events?: AggregatorEvents;
+  /**
+   * A listener already bound to config.host:config.port (http-server.ts reservePort), whose socket
+   * the service takes over rather than binding the port itself: the devnet binds its service's
+   * port before its validators start listening on ports the kernel picks.
+   */
+  listener?: NetServer;
 }
 
 type AggregatorEvents = NonNullable<AggregatorOptions['events']>;
@@ -184,7 +191,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
 
   let port: number;
   try {
-    port = await listen(server, config);
+    port = await listen(server, config, opts.listener);
     peers.start();
     // In the background: it waits for the node's network ID, however long the node takes.
     p2p?.start();
