@@ -6,7 +6,7 @@ import { HEIGHTS } from '../devnet/genesis/index.js';
 import { intOption, parseArgs, UsageError } from './args.js';
 import { firstShutdownSignal } from './signals.js';
 
-const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--io-shards N] [--json] [--log-level L]
+const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--io-shards N] [--signer-delay-ms D] [--json] [--log-level L]
   a simulated P-Chain node, N validators and the service on port P (default 8080)
   --transport T     how the validators are reached: ws (each runs warpgate signer), p2p (each is a
                     simulated avalanchego node, asked over avalanchego's peer protocol), or mixed
@@ -17,6 +17,8 @@ const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed]
                     at {pchainUrl}/ext/devnet starts the next
   --io-shards N     the service's p2p.ioShards: its avalanchego connections in N worker threads
                     (default 0: on its main thread)
+  --signer-delay-ms D  every signer peer waits D ms before it answers (default 0): to watch
+                    hedging, deadlines or a graceful shutdown with aggregations in flight
   --json            print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
                     l1ConversionTxId, byzantine, signers, transport, p2p ([{nodeId, host, port}] of every
                     simulated avalanchego validator) and destinations once ready
@@ -33,6 +35,7 @@ export async function run(argv: string[]): Promise<number> {
       transport: { type: 'string' },
       'epoch-height': { type: 'string' },
       'io-shards': { type: 'string' },
+      'signer-delay-ms': { type: 'string' },
       json: { type: 'boolean' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -51,11 +54,22 @@ export async function run(argv: string[]): Promise<number> {
   const epochHeight = intOption(options['epoch-height'], 'epoch-height', HEIGHTS.conversion, HEIGHTS.current, HEIGHTS.registration - 1);
   // The config schema's own range (p2p.ioShards).
   const ioShards = intOption(options['io-shards'], 'io-shards', 0, 64, 0);
+  const signerDelayMs = intOption(options['signer-delay-ms'], 'signer-delay-ms', 0, 60_000, 0);
   const json = options.json === true;
   const logger = pino({ level: options['log-level'] ?? (json ? 'warn' : 'info') }, pino.destination(2));
   // Listen for the signal before starting, so one that arrives during startup still exits 0.
-  const signalled = firstShutdownSignal();
-  const devnet = await startDevnet({ validators, byzantine, port, transport, seed: options.seed, epochHeight, logger, configOverrides: { 'p2p.ioShards': ioShards } });
+  const signalled = firstShutdownSignal(secondSignalNote);
+  const devnet = await startDevnet({
+    validators,
+    byzantine,
+    port,
+    transport,
+    seed: options.seed,
+    epochHeight,
+    logger,
+    ...(signerDelayMs > 0 ? { signerDelayMs } : {}),
+    configOverrides: { 'p2p.ioShards': ioShards },
+  });
   if (json) {
     process.stdout.write(`${JSON.stringify(devnet.info)}\n`);
   } else {
@@ -64,6 +78,11 @@ export async function run(argv: string[]): Promise<number> {
   await signalled;
   await devnet.close();
   return 0;
+}
+
+/** What a second Ctrl-C (or SIGTERM) during the graceful close says before the process exits. */
+export function secondSignalNote(signal: NodeJS.Signals): void {
+  process.stderr.write(`warpgate: ${signal} again: exiting now, without waiting for aggregations in flight\n`);
 }
 
 export function describe(devnet: Devnet): string {

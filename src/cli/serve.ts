@@ -5,7 +5,7 @@ import { createLogger } from '../service/logger.js';
 import { startService } from '../service/start.js';
 import { l1MessageBuilder } from '../service/l1-builder.js';
 import { startDevnet } from '../devnet/devnet.js';
-import { describe } from './devnet.js';
+import { describe, secondSignalNote } from './devnet.js';
 import { firstShutdownSignal } from './signals.js';
 import { intOption, parseArgs } from './args.js';
 
@@ -23,7 +23,7 @@ export async function run(argv: string[]): Promise<number> {
     const base = loadOrReport({ overrides: { port } });
     if (!base) return 2;
     const logger = createLogger(base.logLevel);
-    const signalled = firstShutdownSignal();
+    const signalled = firstShutdownSignal(secondSignalNote);
     logger.info('no config file given (--config or WARPGATE_CONFIG): serving an embedded devnet');
     const devnet = await reportConfigProblems(startDevnet({ port: base.port, host: base.host, logger }));
     if (!devnet) return 2;
@@ -34,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const config = loadOrReport({ file, overrides: { port } });
   if (!config) return 2;
-  const signalled = firstShutdownSignal();
+  const signalled = firstShutdownSignal(secondSignalNote);
   const service = await reportConfigProblems(startService(config, { l1: l1MessageBuilder }));
   if (!service) return 2;
   await signalled;
