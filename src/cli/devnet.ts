@@ -5,8 +5,11 @@ import { DEVNET_TRANSPORTS, startDevnet, type Devnet, type DevnetTransport } fro
 import { HEIGHTS } from '../devnet/genesis/index.js';
 import { intOption, parseArgs, UsageError } from './args.js';
 import { firstShutdownSignal } from './signals.js';
+import { createLogger, type LogFormat } from '../service/logger.js';
 
-const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--io-shards N] [--signer-delay-ms D] [--json] [--log-level L]
+const LOG_FORMATS: readonly LogFormat[] = ['auto', 'json', 'pretty'];
+
+const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--io-shards N] [--signer-delay-ms D] [--json] [--log-level L] [--log-format F]
   a simulated P-Chain node, N validators and the service on port P (default 8080)
   --transport T     how the validators are reached: ws (each runs warpgate signer), p2p (each is a
                     simulated avalanchego node, asked over avalanchego's peer protocol), or mixed
@@ -22,6 +25,8 @@ const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed]
   --json            print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
                     l1ConversionTxId, byzantine, signers, transport, p2p ([{nodeId, host, port}] of every
                     simulated avalanchego validator) and destinations once ready
+  --log-format F    auto (the default: pretty lines when stderr, where the logs go, is a terminal;
+                    JSON otherwise), json or pretty
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -38,6 +43,7 @@ export async function run(argv: string[]): Promise<number> {
       'signer-delay-ms': { type: 'string' },
       json: { type: 'boolean' },
       'log-level': { type: 'string' },
+      'log-format': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     'devnet',
@@ -56,7 +62,12 @@ export async function run(argv: string[]): Promise<number> {
   const ioShards = intOption(options['io-shards'], 'io-shards', 0, 64, 0);
   const signerDelayMs = intOption(options['signer-delay-ms'], 'signer-delay-ms', 0, 60_000, 0);
   const json = options.json === true;
-  const logger = pino({ level: options['log-level'] ?? (json ? 'warn' : 'info') }, pino.destination(2));
+  const logFormat = (options['log-format'] ?? 'auto') as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) throw new UsageError(`devnet: --log-format must be one of ${LOG_FORMATS.join(', ')}, got '${options['log-format']}'`);
+  const level = options['log-level'] ?? (json ? 'warn' : 'info');
+  if (!pino.levels.values[level] && level !== 'silent') throw new UsageError(`devnet: --log-level must be one of ${Object.keys(pino.levels.values).join(', ')} or silent, got '${level}'`);
+  // stdout is for the banner (or the one JSON line): the logs go to stderr.
+  const logger = createLogger(level, 2, logFormat);
   // Listen for the signal before starting, so one that arrives during startup still exits 0.
   const signalled = firstShutdownSignal(secondSignalNote);
   const devnet = await startDevnet({
@@ -93,6 +104,7 @@ export function describe(devnet: Devnet): string {
   return [
     `warpgate devnet is up: ${info.validators} validators (${info.signers} signer peers, ${info.p2p.length} avalanchego nodes${info.byzantine.length ? `, ${info.byzantine.length} byzantine` : ''}), network ID ${info.networkId}`,
     `  service        ${info.url}`,
+    `  status page    ${info.url}/status   (latency, outcomes, validators; open it in a browser)`,
     `  P-Chain node   ${info.pchainUrl}/ext/bc/P`,
     `  subnet (L1)    ${info.subnetId}`,
     `  EVM chain      ${info.blockchainId}`,
@@ -113,7 +125,8 @@ export function describe(devnet: Devnet): string {
     `Signed P-Chain message for the L1 conversion:`,
     `curl -s ${info.url}/v1/signatureAggregator/fuji/aggregateSignatures/${info.l1ConversionTxId}`,
     '',
-    `Metrics: ${info.url}/metrics   Readiness: ${info.url}/ready   (Ctrl-C stops; total weight ${genesis.totalWeight})`,
+    `Metrics: ${info.url}/metrics   Readiness: ${info.url}/ready`,
+    `(total weight ${genesis.totalWeight}; Ctrl-C stops after the aggregations in flight, twice exits at once)`,
     '',
   ].join('\n');
 }

@@ -45,6 +45,7 @@ export const CONFIG_SCHEMA = z
     port: setting(int(0, 65535), 8080, 'HTTP listen port'),
     host: setting(string(hostProblem), '0.0.0.0', 'HTTP listen address'),
     logLevel: setting(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', 'pino log level'),
+    logFormat: setting(oneOf(['auto', 'json', 'pretty']), 'auto', 'log lines: auto is pretty (time, level, component, message) when stdout is a terminal and JSON otherwise; json or pretty always'),
     upstreams: z.strictObject({
       node: setting(optionalUrl({ credentials: false }), null, 'avalanchego node base URL; the P-Chain is at /ext/bc/P'),
       dataApi: setting(optionalUrl(), null, 'Data API base URL for the forwarded read endpoints'),

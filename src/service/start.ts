@@ -81,7 +81,7 @@ function allOf(...listeners: AggregatorEvents[]): AggregatorEvents {
 }
 
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
-  const logger = opts.logger ?? createLogger(config.logLevel);
+  const logger = opts.logger ?? createLogger(config.logLevel, 1, config.logFormat);
   const metrics = new Metrics();
   metrics.readinessQuorumPercent.set(config.readiness.quorumPercentage);
   const status = new StatusModel({
@@ -206,7 +206,22 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
-  logger.info({ url, address: `${config.host}:${port}`, config: redactConfig(config), bls: bls.name, p2pNodeId: p2p?.nodeId ?? null }, 'warpgate listening');
+  // What a person starting it wants to see in one line; the whole configuration is at debug.
+  logger.info(
+    {
+      url,
+      address: `${config.host}:${port}`,
+      version: PACKAGE_VERSION,
+      node: redactConfig(config).upstreams.node,
+      peers: config.peers.length,
+      p2p: p2p ? p2p.nodeId : 'off',
+      bls: bls.name,
+      workers: pool.threads,
+      ...(config.publicMode ? { publicMode: true } : {}),
+    },
+    'warpgate listening',
+  );
+  logger.debug({ config: redactConfig(config) }, 'configuration (secrets redacted)');
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
