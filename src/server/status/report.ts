@@ -61,7 +61,7 @@ export interface RecentAggregation {
 }
 
 /** One interval of the timeline: aggregations that ended in it, by outcome, and the latency of its successes. */
-export interface TimelineInterval {
+interface TimelineInterval {
   /** When it began (ISO 8601). */
   start: string;
   success: number;
