@@ -52,6 +52,8 @@ interface Sample {
   heapUsedMb: number | null;
   heapTotalMb: number | null;
   externalMb: number | null;
+  /** Signatures in the service's signature cache (status.json): what fills up to signatureCache.maxSignatures. */
+  cachedSignatures: number | null;
   /** Requests answered in the interval, by status (0: no answer). */
   statuses: Record<string, number>;
   p50Ms: number | null;
@@ -73,6 +75,15 @@ function children(pid: number): number[] {
   return text.trim().split(/\s+/).filter(Boolean).map(Number);
 }
 
+async function cachedSignatures(url: string): Promise<number | null> {
+  try {
+    const status = (await (await fetch(`${url}/status.json`, { signal: AbortSignal.timeout(10_000) })).json()) as { signatureCache: { signatures: number } };
+    return status.signatureCache.signatures;
+  } catch {
+    return null;
+  }
+}
+
 async function heapFromMetrics(url: string): Promise<Pick<Sample, 'heapUsedMb' | 'heapTotalMb' | 'externalMb'>> {
   try {
     const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
@@ -86,7 +97,9 @@ async function heapFromMetrics(url: string): Promise<Pick<Sample, 'heapUsedMb' |
   }
 }
 
+/** The commit run: git's, or SOAK_COMMIT where the soak runs from an export without .git (a copy, so edits cannot reach a running devnet). */
 function commit(): string {
+  if (process.env.SOAK_COMMIT) return process.env.SOAK_COMMIT;
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   } catch {
@@ -172,6 +185,7 @@ async function sample(): Promise<void> {
     t: Math.round((performance.now() - t0) / 1000),
     rssMb: mb(rssBytes(pid)),
     ...heap,
+    cachedSignatures: await cachedSignatures(info.url),
     statuses,
     p50Ms: latencies.length ? round(percentile(latencies, 50), 1) : null,
     p99Ms: latencies.length ? round(percentile(latencies, 99), 1) : null,
@@ -180,7 +194,7 @@ async function sample(): Promise<void> {
   statuses = {};
   latencies = [];
   samples.push(s);
-  log(`t=${s.t}s rss ${s.rssMb} MB heap ${s.heapUsedMb}/${s.heapTotalMb} MB external ${s.externalMb} MB ${JSON.stringify(s.statuses)} p50 ${s.p50Ms} ms`);
+  log(`t=${s.t}s rss ${s.rssMb} MB heap ${s.heapUsedMb}/${s.heapTotalMb} MB external ${s.externalMb} MB cache ${s.cachedSignatures} ${JSON.stringify(s.statuses)} p50 ${s.p50Ms} ms`);
 }
 
 await sample();
@@ -227,11 +241,11 @@ writeFileSync(jsonFile, `${JSON.stringify(report, null, 1)}\n`);
 
 const everyNth = Math.max(1, Math.round(samples.length / 15));
 const rows = samples.filter((_, i) => i % everyNth === 0 || i === samples.length - 1);
-process.stdout.write(`\n| t (min) | RSS (MB) | heap used (MB) | external (MB) | 201 | other |\n|---:|---:|---:|---:|---:|---:|\n`);
+process.stdout.write(`\n| t (min) | RSS (MB) | heap used (MB) | external (MB) | cached signatures | 201 | other |\n|---:|---:|---:|---:|---:|---:|---:|\n`);
 for (const s of rows) {
   const ok = s.statuses['201'] ?? 0;
   const other = Object.entries(s.statuses).reduce((n, [k, v]) => (k === '201' ? n : n + v), 0);
-  process.stdout.write(`| ${(s.t / 60).toFixed(1)} | ${s.rssMb} | ${s.heapUsedMb ?? '?'} | ${s.externalMb ?? '?'} | ${ok} | ${other} |\n`);
+  process.stdout.write(`| ${(s.t / 60).toFixed(1)} | ${s.rssMb} | ${s.heapUsedMb ?? '?'} | ${s.externalMb ?? '?'} | ${s.cachedSignatures ?? '?'} | ${ok} | ${other} |\n`);
 }
 process.stdout.write(
   `\n${sent} requests (${JSON.stringify(totals)}), ${kills} validator hosts killed; RSS ${verdict.rss.first} → max ${verdict.rss.max} MB; ` +
