@@ -55,7 +55,7 @@ export class SignatureCache {
       if (!entry.sigs.has(pk)) this.total++;
       entry.sigs.set(pk, sig);
     }
-    this.evict();
+    this.evict(now);
   }
 
   /** Drops one signature (it failed a check after all). */
@@ -73,9 +73,16 @@ export class SignatureCache {
     this.total -= entry.sigs.size;
   }
 
-  private evict(): void {
+  /**
+   * Drops from the least recently used end while over a bound or expired. Expired entries are
+   * dropped here too, not only when their message is asked for again (most never are): otherwise
+   * the cache holds dead signatures until the bounds force them out, and its memory follows
+   * maxSignatures rather than what the TTL keeps alive. The sweep stops at the first live entry
+   * within bounds, so each add costs what it drops.
+   */
+  private evict(now: number): void {
     for (const [key, entry] of this.byMessage) {
-      if (this.byMessage.size <= this.maxMessages && this.total <= this.maxSignatures) break;
+      if (this.byMessage.size <= this.maxMessages && this.total <= this.maxSignatures && entry.expiresAt > now) break;
       this.drop(key, entry);
     }
   }

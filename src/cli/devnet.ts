@@ -5,8 +5,11 @@ import { DEVNET_TRANSPORTS, startDevnet, type Devnet, type DevnetTransport } fro
 import { HEIGHTS } from '../devnet/genesis/index.js';
 import { intOption, parseArgs, UsageError } from './args.js';
 import { firstShutdownSignal } from './signals.js';
+import { createLogger, type LogFormat } from '../service/logger.js';
 
-const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--io-shards N] [--json] [--log-level L]
+const LOG_FORMATS: readonly LogFormat[] = ['auto', 'json', 'pretty'];
+
+const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed] [--port P] [--seed S] [--byzantine K] [--epoch-height H] [--io-shards N] [--signer-delay-ms D] [--json] [--log-level L] [--log-format F]
   a simulated P-Chain node, N validators and the service on port P (default 8080)
   --transport T     how the validators are reached: ws (each runs warpgate signer), p2p (each is a
                     simulated avalanchego node, asked over avalanchego's peer protocol), or mixed
@@ -17,9 +20,13 @@ const HELP = `usage: warpgate devnet [--validators N] [--transport ws|p2p|mixed]
                     at {pchainUrl}/ext/devnet starts the next
   --io-shards N     the service's p2p.ioShards: its avalanchego connections in N worker threads
                     (default 0: on its main thread)
+  --signer-delay-ms D  every signer peer waits D ms before it answers (default 0): to watch
+                    hedging, deadlines or a graceful shutdown with aggregations in flight
   --json            print one JSON line with url, networkId, subnetId, blockchainId, pchainUrl, validators,
                     l1ConversionTxId, byzantine, signers, transport, p2p ([{nodeId, host, port}] of every
                     simulated avalanchego validator) and destinations once ready
+  --log-format F    auto (the default: pretty lines when stderr, where the logs go, is a terminal;
+                    JSON otherwise), json or pretty
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -33,8 +40,10 @@ export async function run(argv: string[]): Promise<number> {
       transport: { type: 'string' },
       'epoch-height': { type: 'string' },
       'io-shards': { type: 'string' },
+      'signer-delay-ms': { type: 'string' },
       json: { type: 'boolean' },
       'log-level': { type: 'string' },
+      'log-format': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     'devnet',
@@ -51,11 +60,27 @@ export async function run(argv: string[]): Promise<number> {
   const epochHeight = intOption(options['epoch-height'], 'epoch-height', HEIGHTS.conversion, HEIGHTS.current, HEIGHTS.registration - 1);
   // The config schema's own range (p2p.ioShards).
   const ioShards = intOption(options['io-shards'], 'io-shards', 0, 64, 0);
+  const signerDelayMs = intOption(options['signer-delay-ms'], 'signer-delay-ms', 0, 60_000, 0);
   const json = options.json === true;
-  const logger = pino({ level: options['log-level'] ?? (json ? 'warn' : 'info') }, pino.destination(2));
+  const logFormat = (options['log-format'] ?? 'auto') as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) throw new UsageError(`devnet: --log-format must be one of ${LOG_FORMATS.join(', ')}, got '${options['log-format']}'`);
+  const level = options['log-level'] ?? (json ? 'warn' : 'info');
+  if (!pino.levels.values[level] && level !== 'silent') throw new UsageError(`devnet: --log-level must be one of ${Object.keys(pino.levels.values).join(', ')} or silent, got '${level}'`);
+  // stdout is for the banner (or the one JSON line): the logs go to stderr.
+  const logger = createLogger(level, 2, logFormat);
   // Listen for the signal before starting, so one that arrives during startup still exits 0.
-  const signalled = firstShutdownSignal();
-  const devnet = await startDevnet({ validators, byzantine, port, transport, seed: options.seed, epochHeight, logger, configOverrides: { 'p2p.ioShards': ioShards } });
+  const signalled = firstShutdownSignal(secondSignalNote);
+  const devnet = await startDevnet({
+    validators,
+    byzantine,
+    port,
+    transport,
+    seed: options.seed,
+    epochHeight,
+    logger,
+    ...(signerDelayMs > 0 ? { signerDelayMs } : {}),
+    configOverrides: { 'p2p.ioShards': ioShards },
+  });
   if (json) {
     process.stdout.write(`${JSON.stringify(devnet.info)}\n`);
   } else {
@@ -66,6 +91,11 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** What a second Ctrl-C (or SIGTERM) during the graceful close says before the process exits. */
+export function secondSignalNote(signal: NodeJS.Signals): void {
+  process.stderr.write(`warpgate: ${signal} again: exiting now, without waiting for aggregations in flight\n`);
+}
+
 export function describe(devnet: Devnet): string {
   const { info, genesis } = devnet;
   const example = `curl -s -X POST ${info.url}/v1/signatureAggregator/fuji/aggregateSignatures \\
@@ -74,6 +104,7 @@ export function describe(devnet: Devnet): string {
   return [
     `warpgate devnet is up: ${info.validators} validators (${info.signers} signer peers, ${info.p2p.length} avalanchego nodes${info.byzantine.length ? `, ${info.byzantine.length} byzantine` : ''}), network ID ${info.networkId}`,
     `  service        ${info.url}`,
+    `  status page    ${info.url}/status   (latency, outcomes, validators; open it in a browser)`,
     `  P-Chain node   ${info.pchainUrl}/ext/bc/P`,
     `  subnet (L1)    ${info.subnetId}`,
     `  EVM chain      ${info.blockchainId}`,
@@ -94,7 +125,8 @@ export function describe(devnet: Devnet): string {
     `Signed P-Chain message for the L1 conversion:`,
     `curl -s ${info.url}/v1/signatureAggregator/fuji/aggregateSignatures/${info.l1ConversionTxId}`,
     '',
-    `Metrics: ${info.url}/metrics   Readiness: ${info.url}/ready   (Ctrl-C stops; total weight ${genesis.totalWeight})`,
+    `Metrics: ${info.url}/metrics   Readiness: ${info.url}/ready`,
+    `(total weight ${genesis.totalWeight}; Ctrl-C stops after the aggregations in flight, twice exits at once)`,
     '',
   ].join('\n');
 }

@@ -56,6 +56,7 @@ export const CONFIG_SCHEMA = z
       host: setting(string(hostProblem), '127.0.0.1', 'listen address of the metrics listener (metrics.port)'),
     }),
     logLevel: setting(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', 'pino log level'),
+    logFormat: setting(oneOf(['auto', 'json', 'pretty']), 'auto', 'log lines: auto is pretty (time, level, component, message) when stdout is a terminal and JSON otherwise; json or pretty always'),
     upstreams: z.strictObject({
       node: setting(optionalUrl({ credentials: false }), null, 'avalanchego node base URL; the P-Chain is at /ext/bc/P'),
       dataApi: setting(optionalUrl(), null, 'Data API base URL for the forwarded read endpoints'),

@@ -19,6 +19,7 @@ import { loadConfig, type Config } from '../config/config.js';
 import { startService, type Service, type ServiceOptions } from '../service/start.js';
 import { l1MessageBuilder } from '../service/l1-builder.js';
 import { createLogger } from '../service/logger.js';
+import { reservePort } from '../service/http-server.js';
 import { buildGenesis, type DevnetGenesis } from './genesis/index.js';
 import { startPChainNode, type SimulatedNode } from './pchain/node.js';
 import type { InfoPeer } from './pchain/info-service.js';
@@ -117,9 +118,21 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const validators = opts.validators ?? 8;
   const transport = opts.transport ?? 'mixed';
   const genesis = buildGenesis({ validators, seed: opts.seed ?? 'warpgate', byzantine: opts.byzantine ?? 0, avalanchegoNodes: (i) => runsAvalanchego(transport, i) });
+  const port = opts.port ?? 8080;
+  const host = opts.host ?? '127.0.0.1';
+  // The service's port is bound before anything of the devnet listens: the P-Chain node and the
+  // validators listen on ports the kernel picks (port 0), and a port given in the ephemeral
+  // range could otherwise be handed to one of them first. The service takes this socket over.
+  const reserved = port === 0 ? undefined : await reservePort({ host, port });
   /** What the P-Chain node's info.peers lists: the avalanchego validators, once their hosts are up. */
   let avalanchegoPeers: InfoPeer[] = [];
-  const node = await startPChainNode({ genesis, epochHeight: opts.epochHeight, peers: () => avalanchegoPeers });
+  let node: SimulatedNode;
+  try {
+    node = await startPChainNode({ genesis, epochHeight: opts.epochHeight, peers: () => avalanchegoPeers });
+  } catch (err) {
+    reserved?.close();
+    throw err;
+  }
   const supervisors: SignerSupervisor[] = [];
   const nodeSupervisors: SignerSupervisor<HostedNode, NodeHostReady>[] = [];
   let service: Service | undefined;
@@ -127,7 +140,9 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   let logger: Logger | undefined = opts.logger;
   const log = (): Logger => (logger ??= createLogger('info'));
   const cleanup = async (): Promise<void> => {
-    await service?.close();
+    // A service that started owns the reserved socket; one that did not leaves it to us.
+    if (service) await service.close();
+    else reserved?.close();
     // Stopping the supervisors first: a host must not be restarted while the devnet goes down.
     await Promise.all([...supervisors, ...nodeSupervisors].map((s) => s.stop()));
     await node.close();
@@ -179,8 +194,8 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     const config = loadConfig({
       env: {},
       overrides: {
-        port: opts.port ?? 8080,
-        host: opts.host ?? '127.0.0.1',
+        port,
+        host,
         'upstreams.node': node.url,
         peers,
         // The transport finds the avalanchego validators through the node's info.peers.
@@ -192,7 +207,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
         ...(opts.configOverrides as object),
       },
     });
-    service = await startService(config, { logger: opts.logger, l1: l1MessageBuilder, ...opts.serviceOptions });
+    service = await startService(config, { logger: opts.logger, l1: l1MessageBuilder, ...opts.serviceOptions, ...(reserved ? { listener: reserved } : {}) });
     logger ??= service.logger;
 
     // Ready once every signer has connected and proved its key, and every avalanchego node has

@@ -13,7 +13,11 @@ const HOST_READY_TIMEOUT_MS = 120_000;
 
 /** Forks `entry` (relative to the package root), sends `start`, resolves with the process and its ready message. */
 export async function launchHost<R extends { type: 'ready' }>(entry: string, start: object, what: string): Promise<{ child: ChildProcess; ready: R }> {
-  const child = fork(packagePath(entry), [], { execArgv: tsExecArgv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // In a process group of its own (detached): a Ctrl-C in the terminal, or a SIGTERM to the
+  // devnet's process group, reaches the devnet alone, which lets the service finish the
+  // aggregations in flight before it stops its hosts. A host still ends with its devnet: it
+  // stops when its IPC channel to the parent closes (host-serve.ts), however the parent ended.
+  const child = fork(packagePath(entry), [], { execArgv: tsExecArgv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'], detached: true });
   child.send(start);
   let timer: NodeJS.Timeout | undefined;
   try {

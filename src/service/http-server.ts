@@ -1,7 +1,7 @@
 // The node:http server in front of the express app: the shutdown gate, the slow-client limits
 // (limits.*TimeoutMs), and listening, where a failure the configuration caused is a ConfigError.
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { ConfigError, type Config } from '../config/config.js';
 import { ShutdownGate } from '../server/shutdown-gate.js';
 
@@ -55,20 +55,47 @@ interface ListenAt {
   keys?: [port: string, host: string];
 }
 
-/** Listens on config.host:config.port and answers the port bound (config.port 0: an ephemeral one). */
-export async function listen(server: Server, config: ListenAt): Promise<number> {
+/**
+ * Listens on config.host:config.port and answers the port bound (config.port 0: an ephemeral one).
+ * Given `reserved` (reservePort's listener on that address), the server takes over its socket
+ * instead: the port was never free in between.
+ */
+export async function listen(server: Server, config: ListenAt, reserved?: NetServer): Promise<number> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(config.port, config.host, () => {
+      const listening = (): void => {
         server.off('error', reject);
+        resolve();
+      };
+      if (reserved) server.listen(reserved, listening);
+      else server.listen(config.port, config.host, listening);
+    });
+  } catch (err) {
+    throw listenProblem(err, config);
+  }
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * Binds config.host:config.port now, for a service that starts later: whoever starts other
+ * listeners first (the devnet's validators, on ports the kernel picks) can then never be handed
+ * this port. listen() takes the socket over; close the listener only if the service never starts.
+ */
+export async function reservePort(config: Pick<Config, 'host' | 'port'>): Promise<NetServer> {
+  const reserved = createNetServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      reserved.once('error', reject);
+      reserved.listen(config.port, config.host, () => {
+        reserved.off('error', reject);
         resolve();
       });
     });
   } catch (err) {
     throw listenProblem(err, config);
   }
-  return (server.address() as AddressInfo).port;
+  return reserved;
 }
 
 /** Stops accepting connections; resolves once every open one has closed. */

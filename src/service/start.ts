@@ -6,6 +6,7 @@
 // in-flight aggregations finish up to the grace period, then close peers, upstream connections
 // and workers.
 import type { Server } from 'node:http';
+import type { Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
 import { loadBackend } from '../bls/index.js';
 import { Aggregator, type AggregatorOptions, type ValidatorSets } from '../aggregator/aggregator.js';
@@ -65,6 +66,12 @@ export interface ServiceOptions {
   l1?: (node: NodeClient) => L1MessageBuilder;
   /** The aggregator's events, to a listener of the embedder's own, after the metrics and the status page have them. */
   events?: AggregatorEvents;
+  /**
+   * A listener already bound to config.host:config.port (http-server.ts reservePort), whose socket
+   * the service takes over rather than binding the port itself: the devnet binds its service's
+   * port before its validators start listening on ports the kernel picks.
+   */
+  listener?: NetServer;
 }
 
 type AggregatorEvents = NonNullable<AggregatorOptions['events']>;
@@ -78,7 +85,7 @@ function allOf(...listeners: AggregatorEvents[]): AggregatorEvents {
 }
 
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
-  const logger = opts.logger ?? createLogger(config.logLevel);
+  const logger = opts.logger ?? createLogger(config.logLevel, 1, config.logFormat);
   const metrics = new Metrics();
   metrics.readinessQuorumPercent.set(config.readiness.quorumPercentage);
   const status = new StatusModel({
@@ -210,7 +217,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   let port: number;
   let metricsPort: number | undefined;
   try {
-    port = await listen(server, config);
+    port = await listen(server, config, opts.listener);
     if (metricsServer) metricsPort = await listen(metricsServer, { host: config.metrics.host, port: config.metrics.port!, keys: ['metrics.port', 'metrics.host'] });
     peers.start();
     // In the background: it waits for the node's network ID, however long the node takes.
@@ -227,7 +234,24 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
-  logger.info({ url, address: `${config.host}:${port}`, config: redactConfig(config), bls: bls.name, p2pNodeId: p2p?.nodeId ?? null, ...(metricsPort === undefined ? {} : { metricsAddress: `${config.metrics.host}:${metricsPort}` }) }, 'warpgate listening');
+  // What a person starting it wants to see in one line; the whole configuration is at debug.
+  logger.info(
+    {
+      url,
+      address: `${config.host}:${port}`,
+      version: PACKAGE_VERSION,
+      node: redactConfig(config).upstreams.node,
+      peers: config.peers.length,
+      p2p: p2p ? p2p.nodeId : 'off',
+      bls: bls.name,
+      workers: pool.threads,
+      ...(config.publicMode ? { publicMode: true } : {}),
+      ...(metricsPort === undefined ? {} : { metricsAddress: `${config.metrics.host}:${metricsPort}` }),
+      ...(config.redis.url ? { redis: 'on' } : {}),
+    },
+    'warpgate listening',
+  );
+  logger.debug({ config: redactConfig(config) }, 'configuration (secrets redacted)');
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

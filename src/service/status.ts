@@ -12,6 +12,7 @@ import type { CanonicalSet } from '../validators/canonical-set.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
 import type { AggregationOutcome, RecentAggregation, SharedStateStatus, SilentValidator, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
 import type { AnswerTracker } from './answer-tracker.js';
+import { AggregationTimelineRing } from './aggregation-timeline.js';
 
 /** A signer transport as the status page sees it: how many are connected, and whether a validator is. */
 export interface StatusTransport {
@@ -28,6 +29,8 @@ interface StatusOptions {
   /** readiness.subnets (cb58) and the quorum /ready asks of them. */
   trackedSubnets: readonly string[];
   quorumPercentage: number;
+  /** The clock of the timeline's intervals (tests move it). */
+  now?: () => number;
 }
 
 /** The running parts a look reads (given once they exist: the aggregator is built after this model, which it reports to). */
@@ -61,13 +64,17 @@ const NO_SHARED_STATE: SharedStateStatus = {
 export class StatusModel {
   private readonly startedAt = Date.now();
   private readonly recent: RecentAggregation[] = [];
+  /** The last 15 minutes, per interval: a fixed ring, whatever the load. */
+  private readonly timeline: AggregationTimelineRing;
   private readonly byOutcome: Record<AggregationOutcome, number> = { success: 0, quorum_not_reached: 0, error: 0 };
   private cacheHits = 0;
   private cacheMisses = 0;
   private last: { at: number; report: Promise<StatusReport> } | undefined;
   private live: StatusSources | undefined;
 
-  constructor(private readonly opts: StatusOptions) {}
+  constructor(private readonly opts: StatusOptions) {
+    this.timeline = new AggregationTimelineRing(undefined, undefined, opts.now);
+  }
 
   /** The parts every look reads from now on. */
   readLiveFrom(sources: StatusSources): void {
@@ -82,6 +89,7 @@ export class StatusModel {
     },
     onAggregation: (e: AggregationEvent): void => {
       this.byOutcome[e.outcome]++;
+      this.timeline.record(e.outcome, e.ms);
       const success = e.outcome === 'success';
       this.recent.unshift({
         at: new Date().toISOString(),
@@ -130,6 +138,7 @@ export class StatusModel {
         total: this.byOutcome.success + this.byOutcome.quorum_not_reached + this.byOutcome.error,
         byOutcome: { ...this.byOutcome },
         recent: [...this.recent],
+        timeline: this.timeline.snapshot(),
       },
       signatureCache: { ...src.cache(), hits: this.cacheHits, misses: this.cacheMisses },
       workers: src.workers(),

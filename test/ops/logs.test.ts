@@ -1,10 +1,12 @@
 // Logs: pino JSON, one line per request with a request id, no bodies, and no API key anywhere,
-// neither the configured upstream key (startup line, forwarded requests) nor a client's own.
+// neither the configured upstream key (the configuration line, forwarded requests) nor a client's
+// own. The startup line is a short summary at info; the whole configuration is at debug.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/service/logger.js';
+import { Writable } from 'node:stream';
+import { createLogger, resolveLogFormat } from '../../src/service/logger.js';
 import { startService, type Service } from '../../src/service/start.js';
 import { CapturedLog, postJson, request } from './helpers.js';
 
@@ -35,7 +37,7 @@ beforeAll(async () => {
       'proxy.cacheTtlMs': 0,
     },
   });
-  service = await startService(config, { logger: createLogger(config.logLevel, log) });
+  service = await startService(config, { logger: createLogger('debug', log) });
 });
 
 afterAll(async () => {
@@ -44,13 +46,19 @@ afterAll(async () => {
 });
 
 describe('logs', () => {
-  it('are JSON lines; the startup line shows the config with the key redacted', () => {
+  it('are JSON lines; the startup line is a summary at info, the configuration (key redacted) at debug', () => {
     const records = log.records;
     const startup = records.find((r) => r.msg === 'warpgate listening');
     expect(startup).toBeDefined();
-    expect(startup!.config.upstreams.apiKey).toBe('[redacted]');
-    expect(startup!.address).toBe(`127.0.0.1:${service.port}`);
     expect(startup!.level).toBe(30);
+    expect(startup).toMatchObject({ url: service.url, address: `127.0.0.1:${service.port}`, version: expect.any(String), peers: 0, p2p: 'off', bls: expect.any(String), workers: 1 });
+    // A summary: no configuration dump, which a person would have to scroll past.
+    expect(startup!.config).toBeUndefined();
+    expect(JSON.stringify(startup).length).toBeLessThan(400);
+    const configuration = records.find((r) => r.config !== undefined);
+    expect(configuration).toMatchObject({ level: 20, msg: 'configuration (secrets redacted)' });
+    expect(configuration!.config.upstreams.apiKey).toBe('[redacted]');
+    expect(configuration!.config.workers.threads).toBe(1);
   });
 
   it('write one line per request with its id, and neither bodies nor keys', async () => {
@@ -99,5 +107,50 @@ describe('logs', () => {
     expect(sink.lines.join('\n')).not.toMatch(/[a-d]-secret/);
     expect(sink.records[0]!.upstreams).toEqual({ apiKey: '[redacted]', node: null });
     expect(sink.records[1]!.upstreams.apiKey).toBeNull();
+  });
+});
+
+describe('pretty logs (a person at a terminal)', () => {
+  /** A stream that collects what is written and says whether it is a terminal. */
+  function sink(isTTY: boolean): { stream: Writable & { isTTY: boolean }; text: () => string } {
+    const chunks: string[] = [];
+    const stream = Object.assign(new Writable({ write: (chunk, _enc, done) => (chunks.push(String(chunk)), done()) }), { isTTY });
+    return { stream, text: () => chunks.join('') };
+  }
+
+  it('are one line each: time, level, component and message, then the fields left; keys still redacted', () => {
+    const out = sink(false);
+    const logger = createLogger('info', out.stream, 'pretty');
+    logger.info({ url: 'http://127.0.0.1:8080', peers: 3, apiKey: 'a-secret' }, 'warpgate listening');
+    logger.child({ component: 'p2p' }).warn({ nodeId: 'NodeID-x' }, 'dial failed');
+    logger.info({ req: { id: 'r1', method: 'POST', url: '/v1/signatureAggregator/fuji/aggregateSignatures' }, res: { statusCode: 201 }, responseTime: 12.4, pChainHeight: 7 }, 'request completed');
+    const lines = out.text().trimEnd().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: warpgate listening \{"url":"http:\/\/127\.0\.0\.1:8080","peers":3,"apiKey":"\[redacted\]"\}$/),
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: p2p: dial failed \{"nodeId":"NodeID-x"\}$/),
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: POST \/v1\/signatureAggregator\/fuji\/aggregateSignatures → 201 in 12 ms \{"pChainHeight":7\}$/),
+    ]);
+    expect(out.text()).not.toContain('a-secret');
+    // No colour codes unless the stream is a terminal.
+    expect(out.text()).not.toContain('\u001b[');
+  });
+
+  it('auto: pretty (in colour) on a terminal, JSON lines elsewhere', () => {
+    const terminal = sink(true);
+    const noColor = process.env.NO_COLOR;
+    delete process.env.NO_COLOR;
+    try {
+      createLogger('info', terminal.stream, 'auto').info({ peers: 1 }, 'hello');
+    } finally {
+      if (noColor !== undefined) process.env.NO_COLOR = noColor;
+    }
+    expect(terminal.text()).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] .*INFO.*: .*hello/);
+    expect(terminal.text()).toContain('\u001b[');
+    const pipe = sink(false);
+    createLogger('info', pipe.stream, 'auto').info({ peers: 1 }, 'hello');
+    expect(JSON.parse(pipe.text())).toMatchObject({ level: 30, msg: 'hello', peers: 1 });
+    expect(resolveLogFormat('auto', { isTTY: true })).toBe('pretty');
+    expect(resolveLogFormat('auto', {})).toBe('json');
+    expect(resolveLogFormat('json', { isTTY: true })).toBe('json');
   });
 });

@@ -1,6 +1,7 @@
 // The status page in a real browser: Debian's headless Chromium, driven by playwright-core (which
 // downloads nothing), loads GET / on a running devnet, follows it to /status, and the numbers the
-// page draws from /status.json are the ones /metrics exports. The page loads nothing but itself
+// page draws from /status.json are the ones /metrics exports, and its charts of the last 15
+// minutes are drawn from status.json's timeline. The page loads nothing but itself
 // and status.json, breaks no rule of its Content-Security-Policy, and is photographed. Without a
 // Chromium on this machine the test says so and is skipped (CI installs one in .ci/run); it
 // installs nothing itself.
@@ -90,6 +91,30 @@ describe('the status page in Chromium', () => {
     // It goes on updating: a fourth aggregation shows up without a reload.
     expect((await aggregate({ message: devnet.exampleMessageHex('status page 3') })).status).toBe(201);
     await shown(4);
+
+    // The last 15 minutes as charts, drawn in the page (inline SVG) from status.json's timeline:
+    // one bar per interval, stacked by outcome, adding up to the aggregations so far, and the
+    // latency of the successes as p50 and p99 points.
+    const bars = page.locator('svg[data-chart="outcomes"] g[data-interval]');
+    const timeline = ((await (await fetch(`${url}/status.json`)).json()) as { aggregations: { timeline: { intervals: unknown[] } } }).aggregations.timeline;
+    expect(await bars.count()).toBe(timeline.intervals.length);
+    const sumOf = (attribute: string): Promise<number> => bars.evaluateAll((gs, a) => gs.reduce((n, g) => n + Number(g.getAttribute(a)), 0), attribute);
+    await expect.poll(() => sumOf('data-success'), { timeout: 20_000 }).toBe(3);
+    expect(await sumOf('data-quorum-not-reached')).toBe(1);
+    expect(await sumOf('data-error')).toBe(0);
+    expect(await page.locator('svg[data-chart="outcomes"] rect.bar.ok').count()).toBeGreaterThan(0);
+    expect(await page.locator('svg[data-chart="outcomes"] rect.bar.warn').count()).toBe(1);
+    for (const series of ['p50', 'p99']) {
+      const points = await page.locator(`svg[data-chart="latency"] circle[data-series="${series}"]`).evaluateAll((cs) => cs.map((c) => Number(c.getAttribute('data-ms'))));
+      expect(points.length, series).toBeGreaterThan(0);
+      for (const ms of points) expect(ms).toBeGreaterThan(0);
+    }
+    // Drawn, not just present: both charts have a size on the page.
+    for (const chart of ['latency', 'outcomes']) {
+      const box = await page.locator(`svg[data-chart="${chart}"]`).boundingBox();
+      expect(box!.width, chart).toBeGreaterThan(300);
+      expect(box!.height, chart).toBeGreaterThan(50);
+    }
 
     // Nothing but this origin was asked for, and no CSP or script error happened.
     expect(requested.filter((r) => !r.startsWith(`${url}/`))).toEqual([]);

@@ -137,6 +137,14 @@ export const SCHEMAS: Record<string, Schema> = {
       total: { type: 'integer', minimum: 0, description: 'since the service started' },
       byOutcome: strict({ success: { type: 'integer' }, quorum_not_reached: { type: 'integer' }, error: { type: 'integer' } }),
       recent: { type: 'array', items: { $ref: '#/components/schemas/RecentAggregation' }, description: 'newest first, at most status.recentAggregations' },
+      timeline: strict({
+        intervalSeconds: { type: 'integer', minimum: 1 },
+        intervals: {
+          type: 'array',
+          items: { $ref: '#/components/schemas/TimelineInterval' },
+          description: 'the last 15 minutes, oldest first; the last is the current interval, still filling',
+        },
+      }),
     }),
     signatureCache: strict({
       messages: { type: 'integer' },
@@ -192,6 +200,14 @@ export const SCHEMAS: Record<string, Schema> = {
       }),
     ),
     penalties: { type: 'integer', minimum: 0, description: 'invalid signatures since the service started' },
+  }),
+  TimelineInterval: strict({
+    start: { type: 'string', format: 'date-time' },
+    success: { type: 'integer', minimum: 0 },
+    quorum_not_reached: { type: 'integer', minimum: 0 },
+    error: { type: 'integer', minimum: 0 },
+    p50Ms: nullable({ type: 'number', minimum: 0, description: 'median latency of the successes (within 5%); null when none' }),
+    p99Ms: nullable({ type: 'number', minimum: 0, description: '99th percentile latency of the successes (within 5%); null when none' }),
   }),
   RecentAggregation: strict({
     at: { type: 'string', format: 'date-time' },

@@ -2,7 +2,9 @@
 // page's Content-Security-Policy). It asks status.json (beside the page) every refreshMs and
 // redraws from the answer, building elements with textContent only: nothing from the answer is
 // ever parsed as HTML. Plain ES2020 for any current browser, no template literals (this file is
-// one itself).
+// one itself). The charts are page-chart.ts's.
+import { STATUS_PAGE_CHART } from './page-chart.js';
+
 export const STATUS_PAGE_SCRIPT = `
 (function () {
   'use strict';
@@ -42,6 +44,7 @@ export const STATUS_PAGE_SCRIPT = `
     ]);
   }
 
+${STATUS_PAGE_CHART}
   function summary(r) {
     var a = r.aggregations, c = r.signatureCache, w = r.workers;
     var transports = Object.keys(r.peers.byTransport).map(function (t) { return t + ' ' + r.peers.byTransport[t]; }).join(', ');
@@ -145,6 +148,8 @@ export const STATUS_PAGE_SCRIPT = `
     if (!r.ready) parts.push(el('div', { class: 'problem' }, r.reasons.map(function (x) { return el('div', { text: x }); })));
     if (r.peers.silent.length > 0) parts.push(el('div', { class: 'problem', id: 'silent-validators' }, r.peers.silent.map(function (v) { return el('div', { text: v.nodeId + ' drops requests without an answer: ' + v.reason + '. Remedy: ' + v.remedy + '.' }); })));
     parts.push(summary(r));
+    parts.push(el('h2', { text: 'Last 15 minutes' }));
+    parts.push(timelineCharts(r.aggregations.timeline));
     parts.push(el('h2', { text: 'Signing subnets: connected stake against quorum' }));
     if (r.subnets.length === 0) parts.push(el('p', { class: 'note', text: 'No subnet yet: list one in readiness.subnets, or aggregate.' }));
     r.subnets.forEach(function (s) { parts.push(subnet(s)); });

@@ -34,4 +34,20 @@ td.id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 
 .note { color: var(--muted); font-size: 12px; margin: 6px 0; }
 .problem { background: #fff5f5; border: 1px solid #f5c2c2; color: var(--bad); border-radius: 6px; padding: 8px 12px; margin: 12px 0; }
 .hidden { display: none; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 12px; }
+.chart { margin: 0; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
+.chart figcaption { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.chart svg { display: block; width: 100%; height: auto; }
+.chart .grid { stroke: var(--line); stroke-width: 1; }
+.chart .axis { fill: var(--muted); font-size: 10px; }
+.chart .axis.y { text-anchor: end; }
+.chart .axis.x { text-anchor: middle; }
+.chart .line { fill: none; stroke-width: 2; }
+.chart .line.p50, .chart .point.p50 { stroke: var(--bar); } .chart .point.p50 { fill: var(--bar); }
+.chart .line.p99, .chart .point.p99 { stroke: var(--warn); } .chart .point.p99 { fill: var(--warn); }
+.chart .bar.ok { fill: var(--ok); } .chart .bar.warn { fill: var(--warn); } .chart .bar.bad { fill: var(--bad); }
+.legend { display: flex; gap: 14px; color: var(--muted); font-size: 12px; }
+.legend .key { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
+.legend .key.p50 { background: var(--bar); } .legend .key.p99 { background: var(--warn); }
+.legend .key.ok { background: var(--ok); } .legend .key.warn { background: var(--warn); } .legend .key.bad { background: var(--bad); }
 `;

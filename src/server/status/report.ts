@@ -90,6 +90,24 @@ export interface SharedStateStatus {
   commands: number;
 }
 
+/** One interval of the timeline: aggregations that ended in it, by outcome, and the latency of its successes. */
+interface TimelineInterval {
+  /** When it began (ISO 8601). */
+  start: string;
+  success: number;
+  quorum_not_reached: number;
+  error: number;
+  /** Median and 99th percentile latency of its successes (within 5%); null when none succeeded. */
+  p50Ms: number | null;
+  p99Ms: number | null;
+}
+
+/** The last 15 minutes, interval by interval, oldest first; the last interval is the current one, still filling. */
+export interface AggregationTimeline {
+  intervalSeconds: number;
+  intervals: TimelineInterval[];
+}
+
 export interface StatusReport {
   version: string;
   startedAt: string;
@@ -109,6 +127,8 @@ export interface StatusReport {
     byOutcome: Record<AggregationOutcome, number>;
     /** The last ones, newest first, at most status.recentAggregations. */
     recent: RecentAggregation[];
+    /** Outcomes and latency per interval over the last 15 minutes (the page's chart). */
+    timeline: AggregationTimeline;
   };
   signatureCache: { messages: number; signatures: number; maxMessages: number; maxSignatures: number; hits: number; misses: number };
   workers: { threads: number; queued: number; maxQueue: number };
