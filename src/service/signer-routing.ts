@@ -61,6 +61,13 @@ export class SignerRouting implements PeerSource {
     return this.ws.isConnected(pkHex) || this.p2pNodeOf(pkHex) !== undefined;
   }
 
+  /** Being connected over p2p (see PeerSource.connecting): one of its NodeIDs is being looked up or dialled. */
+  connecting(pkHex: string): boolean {
+    const p2p = this.p2p;
+    if (!p2p) return false;
+    return this.directory.nodeIdsOf(pkHex.toLowerCase()).some((id) => p2p.connecting(id));
+  }
+
   /** Connected validators per transport. */
   connectedCounts(): Record<Transport, number> {
     return { ws: this.ws.connectedKeys().length, p2p: this.p2p?.connectedCount() ?? 0 };
