@@ -61,11 +61,15 @@ export class SignerRouting implements PeerSource {
     return this.ws.isConnected(pkHex) || this.p2pNodeOf(pkHex) !== undefined;
   }
 
-  /** Being connected over p2p (see PeerSource.connecting): one of its NodeIDs is being looked up or dialled. */
+  /**
+   * Being connected (PeerSource.connecting): a first dial to a configured signer is under way, or
+   * one of its NodeIDs is being looked up or dialled over p2p.
+   */
   connecting(pkHex: string): boolean {
+    const key = pkHex.toLowerCase();
+    if (this.ws.connecting(key)) return true;
     const p2p = this.p2p;
-    if (!p2p) return false;
-    return this.directory.nodeIdsOf(pkHex.toLowerCase()).some((id) => p2p.connecting(id));
+    return p2p !== null && this.directory.nodeIdsOf(key).some((id) => p2p.connecting(id));
   }
 
   /** Connected validators per transport. */
