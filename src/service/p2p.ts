@@ -61,7 +61,7 @@ export class P2PTransport {
   private wanted: string[] = [];
   private wantedSet = new Set<string>();
   private targetSet = new Set<string>();
-  /** NodeIDs whose last dial failed (until they connect): not waited for (see connecting). */
+  /** NodeIDs whose last dial failed, that dropped or were banned (until they connect): not waited for (see connecting). */
   private readonly unreachable = new Set<string>();
 
   constructor(private readonly opts: P2PTransportOptions) {
@@ -96,8 +96,9 @@ export class P2PTransport {
 
   /**
    * A connection to this validator is expected soon: the transport is starting or it is among
-   * the validators planned, with an address or one still being looked up, and no dial to it has
-   * failed since it was last connected. An aggregation waits for such a validator (fan-out.ts).
+   * the validators planned, with an address or one still being looked up, and it has not failed
+   * a dial, dropped or been banned since it was last connected. An aggregation waits for such a
+   * validator (fan-out.ts).
    */
   connecting(nodeId: string): boolean {
     if (this.current === 'closed' || this.isConnected(nodeId) || this.unreachable.has(nodeId)) return false;
@@ -169,9 +170,11 @@ export class P2PTransport {
     this.current = 'running';
     network.on('dialFailed', (nodeId, err) => {
       this.opts.events?.dialFailed?.(err.kind);
-      this.unreachable.add(nodeId);
-      if (this.unreachable.size > MAX_UNREACHABLE) this.unreachable.delete(this.unreachable.values().next().value!);
+      this.markUnreachable(nodeId);
     });
+    // Redialled no sooner than 10 s after a drop, and not until a ban's cooldown ends: not waited for.
+    network.on('disconnected', (nodeId) => this.markUnreachable(nodeId));
+    network.on('banned', (nodeId) => this.markUnreachable(nodeId));
     network.on('connected', (nodeId) => this.unreachable.delete(nodeId));
     network.on('discovered', (peer) => {
       if (this.book.learn(peer.nodeId, peer, 'gossip')) this.replanSoon();
@@ -183,6 +186,11 @@ export class P2PTransport {
     logger.info({ nodeId: this.nodeId, networkId, pinnedIdentity: identity.pinned, configuredPeers: p2p.peers.length, ioShards: p2p.ioShards }, 'p2p transport running');
     this.replan();
     void this.discover();
+  }
+
+  private markUnreachable(nodeId: string): void {
+    this.unreachable.add(nodeId);
+    if (this.unreachable.size > MAX_UNREACHABLE) this.unreachable.delete(this.unreachable.values().next().value!);
   }
 
   /** The node's network ID, asked until it answers; undefined once closed. */
