@@ -166,7 +166,9 @@ export class FanOut {
   expire(): number {
     const outstanding = this.outstandingCount;
     this.closed = true;
-    this.stopWaiting();
+    // Those still waited for stay: countUnasked counts them as not connected.
+    clearTimeout(this.connectPoll);
+    this.connectPoll = undefined;
     this.cancelAll('timeout');
     return outstanding;
   }

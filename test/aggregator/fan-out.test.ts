@@ -141,6 +141,16 @@ describe('FanOut', () => {
       await until('the wait to be over', () => f.exhausted);
       expect(s.notConnected).toBe(2);
       expect(peers.asked).toEqual([]);
+      // The deadline while waiting: those waited for count as not connected.
+      const third = fanOut(net, 20n, 0);
+      for (const k of [a!, b!]) {
+        third.peers.down.add(k);
+        third.peers.dialling.add(k);
+      }
+      third.f.topUp({ weight: 0n, signers: 0 });
+      expect(third.f.expire()).toBe(0);
+      third.f.countUnasked();
+      expect(third.stats.notConnected).toBe(2);
       // Ended while waiting: the validator waited for counts as not connected, and nobody is asked later.
       const second = fanOut(net, 20n, 0);
       for (const k of [a!, b!]) {
