@@ -28,6 +28,8 @@ export const DEFAULT_FAN_OUT: FanOutOptions = { extraWeightPercent: 20, hedgeDel
 
 /** Requests sent in one turn of the event loop (see topUp). */
 const FAN_OUT_SLICE = 100;
+/** How often validators being connected are looked at again (see Waiting). */
+const CONNECT_POLL_MS = 20;
 
 /** A request that ended without a signature. */
 export type NoSignature = 'refused' | 'timeout' | 'error';
@@ -76,6 +78,17 @@ class Outstanding {
 
 }
 
+/**
+ * A validator not connected when its turn came, whose transport is connecting it (right after
+ * start, the first read of its set is what starts the dial): asked as soon as it connects,
+ * counted as not connected once the transport gives up on it or the wait (the request timeout,
+ * capped by the deadline) is over. Polled: the transports share isConnected, not an event.
+ */
+interface Waiting {
+  index: number;
+  giveUpAt: number;
+}
+
 export class FanOut {
   private readonly set: CanonicalSet;
   /** Validators to ask, heaviest first; `next` is the first not yet asked. */
@@ -94,6 +107,8 @@ export class FanOut {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private closed = false;
+  private waiting: Waiting[] = [];
+  private connectPoll: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly input: FanOutInput,
@@ -111,7 +126,7 @@ export class FanOut {
 
   /** Every validator was asked and none is outstanding: no signature can come any more. */
   get exhausted(): boolean {
-    return this.outstandingCount === 0 && this.next >= this.order.length;
+    return this.outstandingCount === 0 && this.next >= this.order.length && this.waiting.length === 0;
   }
 
   /**
@@ -151,13 +166,18 @@ export class FanOut {
   expire(): number {
     const outstanding = this.outstandingCount;
     this.closed = true;
+    // Those still waited for stay: countUnasked counts them as not connected.
+    clearTimeout(this.connectPoll);
+    this.connectPoll = undefined;
     this.cancelAll('timeout');
     return outstanding;
   }
 
   /** The validators never asked, counted as not asked (connected) or not connected. */
   countUnasked(): void {
-    for (const index of this.order.slice(this.next)) {
+    const unasked = [...this.waiting.map((w) => w.index), ...this.order.slice(this.next)];
+    this.stopWaiting();
+    for (const index of unasked) {
       if (this.peers.isConnected(this.set.validators[index]!.publicKeyHex)) this.stats.notAsked++;
       else this.stats.notConnected++;
     }
@@ -172,13 +192,15 @@ export class FanOut {
   end(): void {
     this.closed = true;
     this.disarm();
+    this.stopWaiting();
     if (this.outstandingCount > 0) setImmediate(() => this.cancelAll('cancelled'));
   }
 
   private ask(index: number): void {
     const v = this.set.validators[index]!;
     if (!this.peers.isConnected(v.publicKeyHex)) {
-      this.stats.notConnected++;
+      if (this.peers.connecting?.(v.publicKeyHex) === true) this.wait(index);
+      else this.stats.notConnected++;
       return;
     }
     this.stats.asked++;
@@ -196,6 +218,48 @@ export class FanOut {
       const error = err instanceof Error ? err : new Error(String(err));
       queueMicrotask(() => this.onDone(entry, error, undefined));
     }
+  }
+
+  /** Waits for a validator being connected (see Waiting); the next ones in line are asked meanwhile. */
+  private wait(index: number): void {
+    const giveUpAt = Math.min(Date.now() + this.input.requestTimeoutMs, this.input.deadlineAt);
+    this.waiting.push({ index, giveUpAt });
+    this.connectPoll ??= setTimeout(() => this.pollConnecting(), CONNECT_POLL_MS);
+  }
+
+  /**
+   * Validators that connected go back in line, first (heaviest first among them); those the
+   * transport gave up on, or waited for too long, count as not connected. Either way the
+   * collection looks again: it may ask them, or nothing more may be coming.
+   */
+  private pollConnecting(): void {
+    this.connectPoll = undefined;
+    if (this.closed) return;
+    const now = Date.now();
+    const ready: number[] = [];
+    const still: Waiting[] = [];
+    let changed = false;
+    for (const w of this.waiting) {
+      const pk = this.set.validators[w.index]!.publicKeyHex;
+      if (this.peers.isConnected(pk)) ready.push(w.index);
+      else if (now >= w.giveUpAt || this.peers.connecting?.(pk) !== true) {
+        this.stats.notConnected++;
+        changed = true;
+      } else still.push(w);
+    }
+    this.waiting = still;
+    if (ready.length > 0) {
+      this.order.splice(this.next, 0, ...ready);
+      changed = true;
+    }
+    if (still.length > 0) this.connectPoll = setTimeout(() => this.pollConnecting(), CONNECT_POLL_MS);
+    if (changed) this.events.later();
+  }
+
+  private stopWaiting(): void {
+    clearTimeout(this.connectPoll);
+    this.connectPoll = undefined;
+    this.waiting = [];
   }
 
   /** Sets the one timer for the earliest hedge delay or deadline still ahead, unless it is set for sooner. */

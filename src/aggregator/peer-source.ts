@@ -29,6 +29,14 @@ export type AskDone = Done<PeerAnswer>;
 export interface PeerSource {
   isConnected(pkHex: string): boolean;
   /**
+   * True while the transport expects a connection to this validator soon (it is being looked up
+   * or dialled, and no dial to it has failed since): a collection then waits for it, within the
+   * request timeout and its deadline, instead of counting it as not connected at once. Right
+   * after start, the first read of a set is what starts those dials. Optional: a source without
+   * it has its validators counted as not connected as soon as they are found so.
+   */
+  connecting?(pkHex: string): boolean;
+  /**
    * Asks the validator with this key to sign `req`. The caller owns the deadline: it cancels the
    * request with 'timeout' once `timeoutMs` has passed (a collection keeps one timer for all its
    * requests, not one each). The transport uses `timeoutMs` to tell the peer how long the answer

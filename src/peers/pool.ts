@@ -131,10 +131,7 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
   private nextDial = 0;
   private readonly dialConcurrency: number;
   private closed = false;
-  /**
-   * Each request's sign body, encoded once: an aggregation asks every validator with the same
-   * request object, so its thousand requests share one body instead of a copy each.
-   */
+  /** Each request's sign body, encoded once: an aggregation's thousand requests share one request object, so one body. */
   private readonly bodies = new WeakMap<SignatureRequest, Buffer>();
 
   constructor(opts: PeerPoolOptions) {
@@ -262,6 +259,11 @@ export class PeerPool extends EventEmitter<PeerPoolEvents> {
 
   isConnected(publicKey: string): boolean {
     return this.ready.has(publicKey.toLowerCase());
+  }
+
+  /** A first dial to a configured signer is under way: its key, unknown until it connects, may be this one (PeerSource.connecting). */
+  connecting(publicKey: string): boolean {
+    return this.started && !this.closed && (this.firstDials.size > 0 || this.nextDial < this.targets.length) && !this.isConnected(publicKey);
   }
 
   connectedKeys(): string[] {

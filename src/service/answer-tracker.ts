@@ -27,6 +27,7 @@ export class AnswerTracker {
   observe(source: PeerSource): PeerSource {
     return {
       isConnected: (pkHex) => source.isConnected(pkHex),
+      connecting: (pkHex) => source.connecting?.(pkHex) ?? false,
       ask: (pkHex, req, timeoutMs, done) => new TrackedAsk(this, pkHex, done, (d) => source.ask(pkHex, req, timeoutMs, d)),
       penalize: (pkHex, reason) => {
         this.touch(pkHex).penalties++;

@@ -47,6 +47,8 @@ const MAX_RETRY_MS = 10_000;
 const MIN_DISCOVERY_GAP_MS = 5_000;
 /** NodeIDs named in one info.peers call at most. */
 const MAX_ASKED_NODE_IDS = 5_000;
+/** NodeIDs remembered as unreachable at most, the oldest forgotten first. */
+const MAX_UNREACHABLE = 100_000;
 
 export class P2PTransport {
   private network: P2PNetwork | ShardedP2PNetwork | undefined;
@@ -58,7 +60,13 @@ export class P2PTransport {
   private discoveryTimer: NodeJS.Timeout | undefined;
   private lastDiscoveryAt = -Infinity;
   private discovering = false;
+  /** A discovery was asked for by a new set and is about to run. */
+  private discoverySoon = false;
   private wanted: string[] = [];
+  private wantedSet = new Set<string>();
+  private targetSet = new Set<string>();
+  /** NodeIDs whose last dial failed, that dropped or were banned (until they connect): not waited for (see connecting). */
+  private readonly unreachable = new Set<string>();
 
   constructor(private readonly opts: P2PTransportOptions) {
     this.book = new AddressBook(
@@ -88,6 +96,19 @@ export class P2PTransport {
 
   isConnected(nodeId: string): boolean {
     return this.network?.isConnected(nodeId) ?? false;
+  }
+
+  /**
+   * A connection to this validator is expected soon: the transport is starting or it is among
+   * the validators planned, with an address or one still being looked up, and it has not failed
+   * a dial, dropped or been banned since it was last connected. An aggregation waits for such a
+   * validator (fan-out.ts).
+   */
+  connecting(nodeId: string): boolean {
+    if (this.current === 'closed' || this.isConnected(nodeId) || this.unreachable.has(nodeId)) return false;
+    if (this.current === 'waiting-for-node' || this.replanScheduled || this.targetSet.has(nodeId)) return true;
+    // Without an address: only until the info.peers read under way (or just scheduled) ends.
+    return this.wantedSet.has(nodeId) && (this.discovering || this.discoverySoon);
   }
 
   connectedCount(): number {
@@ -155,7 +176,14 @@ export class P2PTransport {
     }
     this.network = network;
     this.current = 'running';
-    network.on('dialFailed', (_nodeId, err) => this.opts.events?.dialFailed?.(err.kind));
+    network.on('dialFailed', (nodeId, err) => {
+      this.opts.events?.dialFailed?.(err.kind);
+      this.markUnreachable(nodeId);
+    });
+    // Redialled no sooner than 10 s after a drop, and not until a ban's cooldown ends: not waited for.
+    network.on('disconnected', (nodeId) => this.markUnreachable(nodeId));
+    network.on('banned', (nodeId) => this.markUnreachable(nodeId));
+    network.on('connected', (nodeId) => this.unreachable.delete(nodeId));
     network.on('dropped', (_nodeId, kind) => this.opts.events?.dropped?.(kind));
     network.on('discovered', (peer) => {
       if (this.book.learn(peer.nodeId, peer, 'gossip')) this.replanSoon();
@@ -167,6 +195,11 @@ export class P2PTransport {
     logger.info({ nodeId: this.nodeId, networkId, pinnedIdentity: identity.pinned, configuredPeers: p2p.peers.length, ioShards: p2p.ioShards }, 'p2p transport running');
     this.replan();
     void this.discover();
+  }
+
+  private markUnreachable(nodeId: string): void {
+    this.unreachable.add(nodeId);
+    if (this.unreachable.size > MAX_UNREACHABLE) this.unreachable.delete(this.unreachable.values().next().value!);
   }
 
   /** The node's network ID, asked until it answers; undefined once closed. */
@@ -231,6 +264,8 @@ export class P2PTransport {
     if (!network || this.current !== 'running') return;
     const { targets, wanted } = planTargets(this.opts.directory.candidates(), this.book, this.opts.p2p.maxPeers);
     this.wanted = wanted;
+    this.wantedSet = new Set(wanted);
+    this.targetSet = new Set(targets.map((t) => t.nodeId));
     network.setWanted(wanted);
     network.setTargets(targets);
   }
@@ -240,6 +275,7 @@ export class P2PTransport {
     if (this.current !== 'running' || this.discovering) return;
     const wait = Math.max(0, this.lastDiscoveryAt + MIN_DISCOVERY_GAP_MS - Date.now());
     clearTimeout(this.discoveryTimer);
+    this.discoverySoon = true;
     this.discoveryTimer = setTimeout(() => void this.discover(), wait);
     this.discoveryTimer.unref();
   }
@@ -248,6 +284,7 @@ export class P2PTransport {
   private async discover(): Promise<void> {
     if (this.current !== 'running' || this.discovering) return;
     this.discovering = true;
+    this.discoverySoon = false;
     clearTimeout(this.discoveryTimer);
     try {
       const ask = this.opts.directory

@@ -66,6 +66,17 @@ export class SignerRouting implements PeerSource {
     return this.ws.isConnected(pkHex) || this.p2pNodeOf(pkHex) !== undefined;
   }
 
+  /**
+   * Being connected (PeerSource.connecting): a first dial to a configured signer is under way, or
+   * one of its NodeIDs is being looked up or dialled over p2p.
+   */
+  connecting(pkHex: string): boolean {
+    const key = pkHex.toLowerCase();
+    if (this.ws.connecting(key)) return true;
+    const p2p = this.p2p;
+    return p2p !== null && this.directory.nodeIdsOf(key).some((id) => p2p.connecting(id));
+  }
+
   /** Connected validators per transport. */
   connectedCounts(): Record<Transport, number> {
     return { ws: this.ws.connectedKeys().length, p2p: this.p2p?.connectedCount() ?? 0 };

@@ -21,8 +21,14 @@ interface Asked {
 /** A PeerSource whose requests stay open until the test settles them. */
 class ScriptedPeers implements PeerSource {
   readonly asked: Asked[] = [];
-  isConnected(): boolean {
-    return true;
+  /** Keys not connected; of those, the ones the transport is connecting. */
+  readonly down = new Set<string>();
+  readonly dialling = new Set<string>();
+  isConnected(pkHex: string): boolean {
+    return !this.down.has(pkHex);
+  }
+  connecting(pkHex: string): boolean {
+    return this.dialling.has(pkHex);
   }
   penalize(): void {}
   ask(pkHex: string, _req: unknown, timeoutMs: number, done: AskDone): AskTicket {
@@ -69,6 +75,14 @@ function fanOut(net: TestNetwork, targetWeight: bigint, extraWeightPercent: numb
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 describe('FanOut', () => {
   it('asks the heaviest first, only the missing weight plus the hedge, and nobody once the weight is in hand', () => {
     const net = testNetwork([10, 50, 20, 40, 30], 0, 'fan-out');
@@ -84,6 +98,74 @@ describe('FanOut', () => {
     const full = fanOut(net, 60n, 100);
     full.f.topUp({ weight: 60n, signers: 1 });
     expect(full.peers.asked).toEqual([]);
+  });
+
+  describe('validators being connected', () => {
+    it('waits for them and asks each as soon as it connects; one the transport gives up on counts as not connected', async () => {
+      const net = testNetwork([40, 30, 20, 10], 0, 'fan-out-connecting');
+      const { f, peers, events, stats: s, weightOf } = fanOut(net, 100n, 0);
+      const keys = net.set.validators.map((v) => v.publicKeyHex);
+      for (const k of keys) {
+        peers.down.add(k);
+        peers.dialling.add(k);
+      }
+      f.topUp({ weight: 0n, signers: 0 });
+      // Nobody asked, nobody counted yet, and more may come.
+      expect(peers.asked).toEqual([]);
+      expect(s.notConnected).toBe(0);
+      expect(f.exhausted).toBe(false);
+      const byWeight = (w: number) => keys.find((k) => weightOf(k) === w)!;
+      peers.down.delete(byWeight(30));
+      peers.dialling.delete(byWeight(30));
+      await until('the collection to be told', () => events.includes('later'));
+      f.topUp({ weight: 0n, signers: 0 });
+      expect(peers.asked.map((a) => weightOf(a.pkHex))).toEqual([30]);
+      // The dials to the others fail: not connected, and nothing more can come once 30 answers.
+      for (const k of keys) peers.dialling.delete(k);
+      await until('the failed dials to be counted', () => s.notConnected === 3);
+      expect(f.exhausted).toBe(false);
+      peers.asked[0]!.done(undefined, { kind: 'signature', signature: new Uint8Array(96) });
+      expect(f.exhausted).toBe(true);
+      expect(s).toMatchObject({ asked: 1, answered: 1, notConnected: 3 });
+    });
+
+    it('waits no longer than the request timeout, and never past the end', async () => {
+      const net = testNetwork([10, 10], 0, 'fan-out-connecting-timeout');
+      const { f, peers, stats: s } = fanOut(net, 20n, 0, { requestTimeoutMs: 50, hedgeDelayMs: 60_000 });
+      const [a, b] = net.set.validators.map((v) => v.publicKeyHex);
+      for (const k of [a!, b!]) {
+        peers.down.add(k);
+        peers.dialling.add(k);
+      }
+      f.topUp({ weight: 0n, signers: 0 });
+      await until('the wait to be over', () => f.exhausted);
+      expect(s.notConnected).toBe(2);
+      expect(peers.asked).toEqual([]);
+      // The deadline while waiting: those waited for count as not connected.
+      const third = fanOut(net, 20n, 0);
+      for (const k of [a!, b!]) {
+        third.peers.down.add(k);
+        third.peers.dialling.add(k);
+      }
+      third.f.topUp({ weight: 0n, signers: 0 });
+      expect(third.f.expire()).toBe(0);
+      third.f.countUnasked();
+      expect(third.stats.notConnected).toBe(2);
+      // Ended while waiting: the validator waited for counts as not connected, and nobody is asked later.
+      const second = fanOut(net, 20n, 0);
+      for (const k of [a!, b!]) {
+        second.peers.down.add(k);
+        second.peers.dialling.add(k);
+      }
+      second.f.topUp({ weight: 0n, signers: 0 });
+      second.f.countUnasked();
+      second.f.end();
+      second.peers.down.clear();
+      await new Promise((r) => setTimeout(r, 60));
+      expect(second.stats.notConnected).toBe(2);
+      expect(second.peers.asked).toEqual([]);
+      expect(second.events).toEqual([]);
+    });
   });
 
   it('sends 100 requests per turn of the event loop and says when more wait', () => {

@@ -1,16 +1,19 @@
 // A C-Chain message whose payload is the hash of an accepted block (no transaction needed),
 // signed by the real Primary Network validators over p2p through both request dialects, and
-// accepted by avalanchego's own verification at the height warpgate says it signed at.
+// accepted by avalanchego's own verification at the height warpgate says it signed at. warpgate
+// runs here without readiness.subnets, as a user who only sets upstreams.node would run it: no
+// validator is dialled before the first request, whose set read starts discovery and the dials,
+// and that first request waits for them within its deadline instead of failing with 503.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bytesToHex, encodeHashPayload, hexToBytes, newUnsignedMessage, parseCb58Id } from '../../src/warp/index.js';
-import { postJson } from '../ops/helpers.js';
+import { postJson, request } from '../ops/helpers.js';
 import { avalancheVerdict, PRIMARY_NETWORK_ID, rpc, startWarpgateFor, withChangedMessageByte, type Warpgate } from './helpers.js';
 
 const net = inject('interopNetwork');
 let warpgate: Warpgate;
 
 beforeAll(async () => {
-  warpgate = await startWarpgateFor(net);
+  warpgate = await startWarpgateFor(net, { readiness: { subnets: [] } });
 });
 afterAll(async () => {
   await warpgate?.stop();
@@ -22,8 +25,11 @@ async function blockHashMessage(): Promise<Uint8Array> {
 }
 
 describe('C-Chain block hash', () => {
-  it('is signed through the Data API dialect and avalanchego accepts it', async () => {
+  it('is signed through the Data API dialect and avalanchego accepts it, as the first request after start', async () => {
     const message = await blockHashMessage();
+    // Nothing read a set yet, so nobody is connected: this request is what connects them.
+    const before = await request(`${warpgate.url}/ready`);
+    expect(before.body.peers.connected, JSON.stringify(before.body)).toEqual({ ws: 0, p2p: 0 });
     const res = await postJson(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: bytesToHex(message) });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     // The proposed height (the default): 0 on a network younger than the proposer window.

@@ -19,7 +19,8 @@ export interface Warpgate {
 /**
  * `warpgate serve` with the configuration a user of this network would write: one node's URI,
  * the local network ID, p2p only (no signer peers, no p2p.peers list), and readiness over the
- * subnets it signs for, so /ready says when their validators are connected.
+ * subnets it signs for, so /ready says when their validators are connected (`extra` may drop
+ * that: `{ readiness: { subnets: [] } }`, and /ready then waits only for the node).
  */
 export async function startWarpgateFor(net: NetworkDescription, extra: Record<string, unknown> = {}): Promise<Warpgate> {
   const dir = mkdtempSync(join(tmpdir(), 'warpgate-interop-'));

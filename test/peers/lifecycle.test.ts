@@ -28,6 +28,23 @@ describe('connection lifecycle', () => {
     expect(answer.kind).toBe('signature');
   });
 
+  it('counts any key as being connected while a first dial to a configured signer is under way, and none after', async () => {
+    const peer = signer(closer);
+    const { port } = await peer.start();
+    const other = signer(closer).publicKeyHex;
+    const p = pool(closer, { dial: [{ url: `ws://127.0.0.1:${port}` }] });
+    // Not started: nothing is being dialled.
+    expect(p.connecting(peer.publicKeyHex)).toBe(false);
+    const connected = once<[string]>(p, 'connected');
+    p.start();
+    // The signer's key is unknown until it connects: an aggregation may wait for any key meanwhile.
+    expect(p.connecting(peer.publicKeyHex)).toBe(true);
+    expect(p.connecting(other)).toBe(true);
+    await connected;
+    expect(p.connecting(peer.publicKeyHex)).toBe(false);
+    expect(p.connecting(other)).toBe(false);
+  });
+
   it('a signer redials the service after the service restarts', async () => {
     const { server, port } = await httpServer(closer);
     const p1 = pool(closer);

@@ -39,11 +39,29 @@ describe('discovery', () => {
     expect(status).toBe(201);
   });
 
+  it('with no readiness.subnets and no p2p.peers, the first aggregation waits for the dials its set read started, and succeeds', async () => {
+    // Nothing is dialled before the first request: reading the set is what starts discovery.
+    const w = await startWorld({ seed: 'discovery-first-request', overrides: { 'readiness.subnets': [] } });
+    expect(w.service.p2p!.connectedCount()).toBe(0);
+    const first = await aggregate(w.service, messageHex(w, 'the first request after start'));
+    expect(first.status).toBe(201);
+    expect((await verifiesIndependently(w, first.body.signedMessage)).signers).toBeGreaterThan(0);
+  });
+
+  it('a validator that cannot be found is not waited for: counted as not connected, long before the deadline', async () => {
+    // info.peers lists nobody and nothing is configured: once the read ends, nobody is being dialled.
+    const w = await startWorld({ seed: 'discovery-nobody-found', listed: () => false, overrides: { 'readiness.subnets': [] } });
+    const startedAt = Date.now();
+    const first = await aggregate(w.service, messageHex(w, 'nobody can be found'));
+    expect(first.status).toBe(503);
+    expect(JSON.stringify(first.body)).toMatch(/not connected/i);
+    expect(Date.now() - startedAt).toBeLessThan(20_000);
+  });
+
   it('connects the validators of a subnet an aggregation reads, heaviest first, at most p2p.maxPeers', async () => {
     // No readiness.subnets: nothing is known until an aggregation reads the L1's set.
     const w = await startWorld({ seed: 'discovery-on-demand', overrides: { 'readiness.subnets': [], 'p2p.maxPeers': 2 } });
-    const first = await aggregate(w.service, messageHex(w, 'nobody connected yet'));
-    expect(first.status).toBe(503);
+    await aggregate(w.service, messageHex(w, 'nobody connected yet'));
     await until('two validators to be connected', () => w.service.p2p!.connectedCount() === 2);
     const connected = w.log.records.filter((r) => r.msg === 'p2p peer connected').map((r) => r.nodeId as string);
     const byWeight = [...w.genesis.validators].sort((a, b) => (a.weight > b.weight ? -1 : a.weight < b.weight ? 1 : 0));
