@@ -8,16 +8,14 @@ import type { SharedStateEvents } from '../shared-state/index.js';
 
 type SharedStateFigures = SharedStateStatus;
 
+/** What a replica without Redis, or one that has just started, has to show: nothing yet. */
+export function noSharedFigures(): Omit<SharedStateFigures, 'state' | 'reason'> {
+  return { sharedCacheHits: 0, sharedCacheMisses: 0, sharedCacheInvalid: 0, coalesced: { holder: 0, waiter: 0, takeover: 0 }, fallbacks: 0, commands: 0 };
+}
+
 export class SharedStateMetrics {
   readonly events: SharedStateEvents;
-  private readonly figures: Omit<SharedStateFigures, 'state' | 'reason'> = {
-    sharedCacheHits: 0,
-    sharedCacheMisses: 0,
-    sharedCacheInvalid: 0,
-    coalesced: { holder: 0, waiter: 0, takeover: 0 },
-    fallbacks: 0,
-    commands: 0,
-  };
+  private readonly figures = noSharedFigures();
 
   constructor(
     registry: Registry,

@@ -10,6 +10,7 @@
 import type { AggregationEvent } from '../aggregator/aggregator.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
+import { noSharedFigures } from './shared-metrics.js';
 import type { AggregationOutcome, RecentAggregation, SharedStateStatus, SilentValidator, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
 import type { AnswerTracker } from './answer-tracker.js';
 import { AggregationTimelineRing } from './aggregation-timeline.js';
@@ -50,16 +51,7 @@ interface StatusSources {
   sharedState?: () => SharedStateStatus;
 }
 
-const NO_SHARED_STATE: SharedStateStatus = {
-  state: 'disabled',
-  reason: null,
-  sharedCacheHits: 0,
-  sharedCacheMisses: 0,
-  sharedCacheInvalid: 0,
-  coalesced: { holder: 0, waiter: 0, takeover: 0 },
-  fallbacks: 0,
-  commands: 0,
-};
+const NO_SHARED_STATE: SharedStateStatus = { state: 'disabled', reason: null, ...noSharedFigures() };
 
 export class StatusModel {
   private readonly startedAt = Date.now();
