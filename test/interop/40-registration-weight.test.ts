@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bytesTo0xHex, bytesToHex, encodeL1Message, hexToBytes, newPChainMessage, parseCb58Id, parseNodeId, unwrapSendWarpMessageLogData, validationIdOfRegistration, type L1Message } from '../../src/warp/index.js';
 import { postJson, request } from '../ops/helpers.js';
 import { sendTransaction, sendWarpMessage, WARP_PRECOMPILE } from './evm.js';
-import { avalancheVerdict, interopJson, startWarpgateFor, type Warpgate } from './helpers.js';
+import { acceptedEverywhere, avalancheVerdict, committedEverywhere, interopJson, startWarpgateFor, type Warpgate } from './helpers.js';
 
 const net = inject('interopNetwork');
 let warpgate: Warpgate;
@@ -28,6 +28,7 @@ async function emitAndSign(msg: L1Message): Promise<string> {
     data: AbiFunction.encodeData(sendWarpMessage, [bytesTo0xHex(encodeL1Message(msg)) as Hex.Hex]),
   });
   expect(receipt.status).toBe('0x1');
+  await acceptedEverywhere(net, net.l1.blockchainId, BigInt(receipt.blockNumber));
   const log = receipt.logs.find((l) => l.address.toLowerCase() === WARP_PRECOMPILE)!;
   const res = await postJson(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: log.data });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -39,6 +40,7 @@ async function emitAndSign(msg: L1Message): Promise<string> {
 
 /** warpgate's signed answer of the P-Chain to a committed transaction, checked by avalanchego. */
 async function signedAnswerOf(txId: string, expected: L1Message): Promise<string> {
+  await committedEverywhere(net, txId);
   const res = await request(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures/${txId}`);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   expect(res.body.signedMessage.startsWith(bytesToHex(newPChainMessage(net.networkId, expected).bytes))).toBe(true);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hexToBytes } from '../../src/warp/index.js';
 import { postJson } from '../ops/helpers.js';
 import { sendTransaction, sendWarpMessage, warpCheckInitCode, warpPredicate, WARP_PRECOMPILE, type Receipt } from './evm.js';
-import { avalancheVerdict, rpc, startWarpgateFor, type Warpgate } from './helpers.js';
+import { acceptedEverywhere, avalancheVerdict, rpc, startWarpgateFor, type Warpgate } from './helpers.js';
 import type { FundedKey } from './paths.js';
 
 const net = inject('interopNetwork');
@@ -35,30 +35,6 @@ interface Chain {
 const cChain: Chain = { name: 'C-Chain', alias: 'C', rpcUrl: net.cChain.rpcUrl, evmChainId: net.cChain.evmChainId, proposervmUrl: `${net.nodes[0]!.uri}/ext/bc/C/proposervm` };
 const l1: Chain = { name: 'L1', alias: net.l1.blockchainId, rpcUrl: net.l1.rpcUrl, evmChainId: net.l1.evmChainId, proposervmUrl: `${net.l1.validators[0]!.uri}/ext/bc/${net.l1.blockchainId}/proposervm` };
 
-/**
- * Waits until every node that runs `chain` has accepted block `number`. A validator asked to sign
- * a message from a block it has not accepted yet refuses it (pre-Helicon EVMs answer AppError 2,
- * final), and here one L1 validator holds two thirds of the weight: asking before it caught up
- * made the aggregation miss quorum now and then. A relayer meets the same, and retries.
- */
-async function acceptedEverywhere(chain: Chain, number: bigint): Promise<void> {
-  const uris = [...new Set([...net.nodes, ...net.l1.validators].map((n) => n.uri))];
-  const deadline = Date.now() + 60_000;
-  for (const uri of uris) {
-    for (;;) {
-      let height: bigint | undefined;
-      try {
-        height = BigInt(await rpc<string>(`${uri}/ext/bc/${chain.alias}/rpc`, 'eth_blockNumber'));
-      } catch {
-        break; // this node does not run the chain
-      }
-      if (height >= number) break;
-      if (Date.now() > deadline) throw new Error(`${uri} has not accepted ${chain.name} block ${number} in 60 s (at ${height})`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
-
 async function epochHeight(chain: Chain): Promise<number> {
   return Number((await rpc<{ pChainHeight: string }>(chain.proposervmUrl, 'proposervm.getCurrentEpoch')).pChainHeight);
 }
@@ -69,7 +45,7 @@ async function emit(chain: Chain, key: FundedKey, text: string): Promise<Hex.Hex
     data: AbiFunction.encodeData(sendWarpMessage, [Hex.fromString(text)]),
   });
   expect(receipt.status).toBe('0x1');
-  await acceptedEverywhere(chain, BigInt(receipt.blockNumber));
+  await acceptedEverywhere(net, chain.alias, BigInt(receipt.blockNumber));
   return receipt.logs.find((l) => l.address.toLowerCase() === WARP_PRECOMPILE)!.data;
 }
 

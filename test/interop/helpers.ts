@@ -108,3 +108,54 @@ export function interopJson<T>(args: string[]): T {
   if (run.status !== 0) throw new Error(`interop ${args[0]} ${args[1] ?? ''} failed (${run.status}): ${run.stderr.trim()}`);
   return JSON.parse(run.stdout.trim()) as T;
 }
+
+/** Every node of the network, Primary Network and L1 validators alike, once each. */
+function everyNodeUri(net: NetworkDescription): string[] {
+  return [...new Set([...net.nodes, ...net.l1.validators].map((n) => n.uri))];
+}
+
+/** Polls `ready` every 200 ms until it is true, or throws `what` after 60 s. */
+async function within60s(ready: () => Promise<boolean>, what: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(what());
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Waits until every node that runs the EVM chain at /ext/bc/`alias` has accepted block `number`.
+ * A validator asked to sign a message from a block it has not accepted yet refuses it (pre-Helicon
+ * EVMs answer AppError 2, final), and one L1 validator holds two thirds of the weight: asking
+ * before it caught up made an aggregation miss quorum now and then. A relayer meets the same.
+ */
+export async function acceptedEverywhere(net: NetworkDescription, alias: string, number: bigint): Promise<void> {
+  for (const uri of everyNodeUri(net)) {
+    let height = -1n;
+    await within60s(
+      async () => {
+        try {
+          height = BigInt(await rpc<string>(`${uri}/ext/bc/${alias}/rpc`, 'eth_blockNumber'));
+        } catch {
+          return true; // this node does not run the chain
+        }
+        return height >= number;
+      },
+      () => `${uri} has not accepted block ${number} of ${alias} in 60 s (at ${height})`,
+    );
+  }
+}
+
+/** Waits until every node has committed P-Chain transaction `txId`: before that, a validator refuses to sign what it vouches for. */
+export async function committedEverywhere(net: NetworkDescription, txId: string): Promise<void> {
+  for (const uri of everyNodeUri(net)) {
+    let status = '';
+    await within60s(
+      async () => {
+        status = (await rpc<{ status: string }>(`${uri}/ext/bc/P`, 'platform.getTxStatus', { txID: txId })).status;
+        return status === 'Committed';
+      },
+      () => `${uri} has not committed ${txId} in 60 s (${status})`,
+    );
+  }
+}
