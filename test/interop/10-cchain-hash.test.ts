@@ -4,20 +4,13 @@
 // runs here without readiness.subnets, as a user who only sets upstreams.node would run it: no
 // validator is dialled before the first request, whose set read starts discovery and the dials,
 // and that first request waits for them within its deadline instead of failing with 503.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { bytesToHex, encodeHashPayload, hexToBytes, newUnsignedMessage, parseCb58Id } from '../../src/warp/index.js';
 import { postJson, request } from '../ops/helpers.js';
-import { avalancheVerdict, PRIMARY_NETWORK_ID, rpc, startWarpgateFor, withChangedMessageByte, type Warpgate } from './helpers.js';
+import { avalancheVerdict, PRIMARY_NETWORK_ID, rpc, warpgateForThisFile, withChangedMessageByte } from './helpers.js';
 
 const net = inject('interopNetwork');
-let warpgate: Warpgate;
-
-beforeAll(async () => {
-  warpgate = await startWarpgateFor(net, { readiness: { subnets: [] } });
-});
-afterAll(async () => {
-  await warpgate?.stop();
-});
+const warpgate = warpgateForThisFile(net, { readiness: { subnets: [] } });
 
 async function blockHashMessage(): Promise<Uint8Array> {
   const block = await rpc<{ hash: string }>(net.cChain.rpcUrl, 'eth_getBlockByNumber', ['latest', false]);

@@ -3,21 +3,14 @@
 // field carries the ABI-encoded log data, not the bare message); the real validators sign what
 // their chain emitted, and avalanchego's verification accepts the result.
 import { AbiEvent, AbiFunction, Hex } from 'ox';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { bytesToHex, hexToBytes, unwrapSendWarpMessageLogData } from '../../src/warp/index.js';
 import { postJson } from '../ops/helpers.js';
 import { sendTransaction, sendWarpMessage, WARP_PRECOMPILE } from './evm.js';
-import { avalancheVerdict, PRIMARY_NETWORK_ID, startWarpgateFor, type Warpgate } from './helpers.js';
+import { avalancheVerdict, PRIMARY_NETWORK_ID, warpgateForThisFile } from './helpers.js';
 
 const net = inject('interopNetwork');
-let warpgate: Warpgate;
-
-beforeAll(async () => {
-  warpgate = await startWarpgateFor(net);
-});
-afterAll(async () => {
-  await warpgate?.stop();
-});
+const warpgate = warpgateForThisFile(net);
 
 const sendWarpMessageEvent = AbiEvent.from('event SendWarpMessage(address indexed sender, bytes32 indexed messageID, bytes message)');
 

@@ -2,21 +2,14 @@
 // issued: through the Data API's txHash GET and through the justification form (the raw subnet
 // ID). The L1's own validators (weights 40/10/10) sign it (the L1 is the default signing subnet of a P-Chain
 // message bound for it) and avalanchego's verification accepts it against the L1's set.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { bytesToHex, parseCb58Id } from '../../src/warp/index.js';
 import { postJson, request } from '../ops/helpers.js';
-import { avalancheVerdict, startWarpgateFor, type Warpgate } from './helpers.js';
+import { avalancheVerdict, warpgateForThisFile } from './helpers.js';
 
 const net = inject('interopNetwork');
 const P_CHAIN_ID = '11111111111111111111111111111111LpoYY';
-let warpgate: Warpgate;
-
-beforeAll(async () => {
-  warpgate = await startWarpgateFor(net);
-});
-afterAll(async () => {
-  await warpgate?.stop();
-});
+const warpgate = warpgateForThisFile(net);
 
 /** The unsigned part of a signed message: everything before the signature's type ID. */
 function unsignedPart(signedHex: string): string {

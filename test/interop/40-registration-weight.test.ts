@@ -5,21 +5,14 @@
 // answers (L1ValidatorRegistration, L1ValidatorWeight) signed by the L1 from those
 // transactions' txHash. avalanchego's verification checks every signed message.
 import { AbiFunction, Hex } from 'ox';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { bytesTo0xHex, bytesToHex, encodeL1Message, hexToBytes, newPChainMessage, parseCb58Id, parseNodeId, unwrapSendWarpMessageLogData, validationIdOfRegistration, type L1Message } from '../../src/warp/index.js';
 import { postJson, request } from '../ops/helpers.js';
 import { sendTransaction, sendWarpMessage, WARP_PRECOMPILE } from './evm.js';
-import { acceptedEverywhere, avalancheVerdict, committedEverywhere, interopJson, startWarpgateFor, type Warpgate } from './helpers.js';
+import { acceptedEverywhere, avalancheVerdict, committedEverywhere, interopJson, warpgateForThisFile } from './helpers.js';
 
 const net = inject('interopNetwork');
-let warpgate: Warpgate;
-
-beforeAll(async () => {
-  warpgate = await startWarpgateFor(net);
-});
-afterAll(async () => {
-  await warpgate?.stop();
-});
+const warpgate = warpgateForThisFile(net);
 
 /** The manager emits `msg` on the L1; warpgate gets it signed; avalanchego checks it. */
 async function emitAndSign(msg: L1Message): Promise<string> {

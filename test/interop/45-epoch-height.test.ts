@@ -6,20 +6,13 @@
 // set of three, while the P-Chain's current set has four: the message is signed by the old set,
 // and avalanchego accepts it at the epoch height.
 import { AbiFunction, Hex } from 'ox';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { postJson } from '../ops/helpers.js';
 import { sendTransaction, sendWarpMessage, WARP_PRECOMPILE } from './evm.js';
-import { avalancheVerdict, pChainHeight, rpc, startWarpgateFor, type Warpgate } from './helpers.js';
+import { avalancheVerdict, pChainHeight, rpc, warpgateForThisFile } from './helpers.js';
 
 const net = inject('interopNetwork');
-let warpgate: Warpgate;
-
-beforeAll(async () => {
-  warpgate = await startWarpgateFor(net);
-});
-afterAll(async () => {
-  await warpgate?.stop();
-});
+const warpgate = warpgateForThisFile(net);
 
 async function l1ValidatorsAt(height: number): Promise<number> {
   // Current nodes answer a bare map of NodeID to {publicKey, weight}.

@@ -6,22 +6,15 @@
 // not require Primary Network signers); L1 → C-Chain by the L1's, at the C-Chain's epoch, after
 // the registration test changed the L1's set.
 import { AbiFunction, Hex } from 'ox';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { hexToBytes } from '../../src/warp/index.js';
 import { postJson } from '../ops/helpers.js';
 import { sendTransaction, sendWarpMessage, warpCheckInitCode, warpPredicate, WARP_PRECOMPILE, type Receipt } from './evm.js';
-import { acceptedEverywhere, avalancheVerdict, rpc, startWarpgateFor, type Warpgate } from './helpers.js';
+import { acceptedEverywhere, avalancheVerdict, rpc, warpgateForThisFile } from './helpers.js';
 import type { FundedKey } from './paths.js';
 
 const net = inject('interopNetwork');
-let warpgate: Warpgate;
-
-beforeAll(async () => {
-  warpgate = await startWarpgateFor(net);
-});
-afterAll(async () => {
-  await warpgate?.stop();
-});
+const warpgate = warpgateForThisFile(net);
 
 interface Chain {
   name: string;

@@ -2,6 +2,7 @@
 // network, JSON-RPC to the nodes, and avalanchego's own verdict on a signed message
 // (`interop verify`, interop/cmd/interop/verify.go).
 import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { INTEROP_BIN, type NetworkDescription } from './paths.js';
 
 export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
 
-export interface Warpgate {
+interface Warpgate {
   url: string;
   proc: WarpgateProcess;
   stop(): Promise<void>;
@@ -22,7 +23,7 @@ export interface Warpgate {
  * subnets it signs for, so /ready says when their validators are connected (`extra` may drop
  * that: `{ readiness: { subnets: [] } }`, and /ready then waits only for the node).
  */
-export async function startWarpgateFor(net: NetworkDescription, extra: Record<string, unknown> = {}): Promise<Warpgate> {
+async function startWarpgateFor(net: NetworkDescription, extra: Record<string, unknown> = {}): Promise<Warpgate> {
   const dir = mkdtempSync(join(tmpdir(), 'warpgate-interop-'));
   const configFile = join(dir, 'config.json');
   writeFileSync(
@@ -48,6 +49,26 @@ export async function startWarpgateFor(net: NetworkDescription, extra: Record<st
     async stop() {
       await proc.kill();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * warpgate for the tests of one file: started (startWarpgateFor) before them, stopped after
+ * them. Its `url` is there once the file's tests run.
+ */
+export function warpgateForThisFile(net: NetworkDescription, extra: Record<string, unknown> = {}): { readonly url: string } {
+  let started: Warpgate | undefined;
+  beforeAll(async () => {
+    started = await startWarpgateFor(net, extra);
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return {
+    get url(): string {
+      if (!started) throw new Error('warpgate is not started: warpgateForThisFile serves only the tests of its file');
+      return started.url;
     },
   };
 }
