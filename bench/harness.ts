@@ -455,36 +455,18 @@ async function measureStrategy(
         ? `${strategy}: every signed message verified as avalanchego would`
         : `${strategy}: signature verification SKIPPED (its messages carry a placeholder aggregate); signers, network and quorum weight read`,
     );
-    const ok = timed.outcomes.filter((r) => !r.error);
-    const failures = timed.outcomes.filter((r) => r.error);
-    if (ok.length === 0) throw new BenchRunError(`${strategy}: every aggregation failed; the first (HTTP ${failures[0]?.status}): ${failures[0]?.error}`);
-    const samples: RunSample[] = ok.map((r) => {
-      const idealMs = scenario.idealMs[scenario.warmup + r.message]!;
-      const stall = r.cpuStallMs === undefined ? {} : { cpuStallMs: round(r.cpuStallMs) };
-      return { run: r.message, latencyMs: round(r.latencyMs), idealMs, overheadMs: round(r.latencyMs - idealMs), ...checked.get(r.message)!, ...stall };
-    });
+    const { aggregations, figures } = timedFigures(strategy, scenario, timed, checked, signerLoops);
     const mb = (bytes: number): number => round(bytes / 2 ** 20, 1);
-    const mean = (xs: number[]): number => round(xs.reduce((a, x) => a + x, 0) / xs.length, 1);
-    const signerCounts = samples.map((x) => x.signers);
-    const stall = cpuStallSummary(samples);
     return {
-      latencyMs: summarize(samples.map((s) => s.latencyMs)),
-      idealMs: summarize(samples.map((s) => s.idealMs)),
-      overheadMs: summarize(samples.map((s) => s.overheadMs)),
-      cpuMsPerAggregation: round((measured.cpuUserMs + measured.cpuSystemMs) / ok.length),
-      ...(measured.mainThreadCpuMs !== undefined ? { mainThreadCpuMsPerAggregation: round(measured.mainThreadCpuMs / ok.length) } : {}),
-      throughputPerSec: round((ok.length * 1000) / timed.wallMs, 1),
-      signersPerMessage: { mean: mean(signerCounts), min: Math.min(...signerCounts), max: Math.max(...signerCounts) },
-      destinationGasPerMessage: { granite: mean(samples.map((x) => x.destinationGas.granite)), preGranite: mean(samples.map((x) => x.destinationGas.preGranite)) },
+      ...figures,
+      cpuMsPerAggregation: round((measured.cpuUserMs + measured.cpuSystemMs) / aggregations),
+      ...(measured.mainThreadCpuMs !== undefined ? { mainThreadCpuMsPerAggregation: round(measured.mainThreadCpuMs / aggregations) } : {}),
       fewestSigners: {
-        readyPerMessage: round(measured.totals.ready / ok.length, 1),
+        readyPerMessage: round(measured.totals.ready / aggregations, 1),
         subsetChecks: measured.totals.subsetChecks,
         subsetCheckMsMean: measured.totals.subsetChecks > 0 ? round((measured.totals.subsetCheckSeconds * 1000) / measured.totals.subsetChecks) : 0,
       },
       finalChecks: { checks: measured.totals.checkJobs, tasks: measured.totals.checkTasks },
-      aggregations: ok.length,
-      failures: failures.length,
-      ...(failures[0] ? { firstFailure: `HTTP ${failures[0].status}: ${failures[0].error}` } : {}),
       service: {
         eventLoopDelayMs: { p50: round(measured.eventLoopDelay.p50Ms), p99: round(measured.eventLoopDelay.p99Ms), max: round(measured.eventLoopDelay.maxMs) },
         maxWorkerQueue: measured.maxWorkerQueue,
@@ -500,20 +482,53 @@ async function measureStrategy(
         ...(measured.cpuProfileFile ? { cpuProfile: measured.cpuProfileFile } : {}),
         ...(measured.perfDataFile ? { perfData: measured.perfDataFile } : {}),
       },
+      connectSeconds,
+      answersVerified,
+    };
+  } finally {
+    await service.stop();
+  }
+}
+
+/**
+ * What every strategy's report says of its timed aggregations, whichever service ran them: the
+ * latency, signers, gas and failures of the answers, and what the signer hosts spent. Each
+ * strategy adds its own service's account (CPU, memory, its internals) beside these.
+ */
+export function timedFigures(strategy: string, scenario: Scenario, timed: { outcomes: RequestOutcome[]; wallMs: number }, checked: Map<number, Checked>, signerLoops: HostMeasurement[]) {
+  const ok = timed.outcomes.filter((r) => !r.error);
+  const failures = timed.outcomes.filter((r) => r.error);
+  if (ok.length === 0) throw new BenchRunError(`${strategy}: every aggregation failed; the first (HTTP ${failures[0]?.status}): ${failures[0]?.error}`);
+  const samples: RunSample[] = ok.map((r) => {
+    const idealMs = scenario.idealMs[scenario.warmup + r.message]!;
+    const stall = r.cpuStallMs === undefined ? {} : { cpuStallMs: round(r.cpuStallMs) };
+    return { run: r.message, latencyMs: round(r.latencyMs), idealMs, overheadMs: round(r.latencyMs - idealMs), ...checked.get(r.message)!, ...stall };
+  });
+  const mean = (xs: number[]): number => round(xs.reduce((a, x) => a + x, 0) / xs.length, 1);
+  const signerCounts = samples.map((x) => x.signers);
+  const stall = cpuStallSummary(samples);
+  return {
+    aggregations: ok.length,
+    figures: {
+      latencyMs: summarize(samples.map((s) => s.latencyMs)),
+      idealMs: summarize(samples.map((s) => s.idealMs)),
+      overheadMs: summarize(samples.map((s) => s.overheadMs)),
+      throughputPerSec: round((ok.length * 1000) / timed.wallMs, 1),
+      signersPerMessage: { mean: mean(signerCounts), min: Math.min(...signerCounts), max: Math.max(...signerCounts) },
+      destinationGasPerMessage: { granite: mean(samples.map((x) => x.destinationGas.granite)), preGranite: mean(samples.map((x) => x.destinationGas.preGranite)) },
+      aggregations: ok.length,
+      failures: failures.length,
+      ...(failures[0] ? { firstFailure: `HTTP ${failures[0].status}: ${failures[0].error}` } : {}),
       signerHostsEventLoopDelayMs: {
         p50: round(Math.max(...signerLoops.map((l) => l.p50Ms))),
         p99: round(Math.max(...signerLoops.map((l) => l.p99Ms))),
         max: round(Math.max(...signerLoops.map((l) => l.maxMs))),
       },
       signerHostsCpuMsPerAggregation: round(signerLoops.reduce((a, l) => a + l.cpuMs, 0) / ok.length),
-      connectSeconds,
-      answersVerified,
       samples,
       ...(stall ? { cpuStallMs: stall } : {}),
-    };
-  } finally {
-    await service.stop();
-  }
+    },
+  };
 }
 
 export async function runBench(o: BenchOptions, log: Log): Promise<BenchReport> {

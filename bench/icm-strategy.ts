@@ -10,14 +10,13 @@ import { deriveStakingKeyPair } from '../src/devnet/genesis/staking.js';
 import { loadStakingIdentity } from '../src/p2p/index.js';
 import { cb58Encode } from '../src/warp/cb58.js';
 import type { BenchOptions } from './args.js';
-import { cpuStallSummary } from './cpu-pressure.js';
 import type { HostMeasurement } from './host-measurement.js';
-import { BenchRunError, pChainHeightOf, REQUEST_TIMEOUT_MS, verifyAnswers, type Log, type RunSample, type SignerHost, type StrategyReport } from './harness.js';
+import { BenchRunError, pChainHeightOf, REQUEST_TIMEOUT_MS, timedFigures, verifyAnswers, type Log, type SignerHost, type StrategyReport } from './harness.js';
 import { ensureIcmServices, freePort, icmServicesConfig, IcmServicesProcess, procSample } from './icm-services.js';
 import { runLoad } from './load.js';
 import type { ReadyWithRequest } from './node-host.js';
 import type { Scenario } from './scenario.js';
-import { round, summarize } from './stats.js';
+import { round } from './stats.js';
 
 /** Connecting fails if this long passes without one more validator connected. */
 const CONNECT_STALL_MS = 120_000;
@@ -128,47 +127,21 @@ export async function measureIcmServices(run: IcmServicesRun): Promise<StrategyR
 
     const checked = verifyAnswers('icmServices', scenario, timed.outcomes, o);
     log('icmServices: every signed message verified as avalanchego would');
-    const ok = timed.outcomes.filter((r) => !r.error);
-    const failures = timed.outcomes.filter((r) => r.error);
-    if (ok.length === 0) throw new BenchRunError(`icmServices: every aggregation failed; the first (HTTP ${failures[0]?.status}): ${failures[0]?.error}`);
-    const samples: RunSample[] = ok.map((r) => {
-      const idealMs = scenario.idealMs[scenario.warmup + r.message]!;
-      const stall = r.cpuStallMs === undefined ? {} : { cpuStallMs: round(r.cpuStallMs) };
-      return { run: r.message, latencyMs: round(r.latencyMs), idealMs, overheadMs: round(r.latencyMs - idealMs), ...checked.get(r.message)!, ...stall };
-    });
+    const { aggregations, figures } = timedFigures('icmServices', scenario, timed, checked, signerLoops);
     const mb = (bytes: number): number => round(bytes / 2 ** 20, 1);
-    const mean = (xs: number[]): number => round(xs.reduce((a, x) => a + x, 0) / xs.length, 1);
-    const signerCounts = samples.map((x) => x.signers);
-    const stall = cpuStallSummary(samples);
     return {
-      latencyMs: summarize(samples.map((s) => s.latencyMs)),
-      idealMs: summarize(samples.map((s) => s.idealMs)),
-      overheadMs: summarize(samples.map((s) => s.overheadMs)),
-      cpuMsPerAggregation: round((after.cpuMs - before.cpuMs) / ok.length),
-      throughputPerSec: round((ok.length * 1000) / timed.wallMs, 1),
-      signersPerMessage: { mean: mean(signerCounts), min: Math.min(...signerCounts), max: Math.max(...signerCounts) },
-      destinationGasPerMessage: { granite: mean(samples.map((x) => x.destinationGas.granite)), preGranite: mean(samples.map((x) => x.destinationGas.preGranite)) },
-      aggregations: ok.length,
-      failures: failures.length,
-      ...(failures[0] ? { firstFailure: `HTTP ${failures[0].status}: ${failures[0].error}` } : {}),
+      ...figures,
+      cpuMsPerAggregation: round((after.cpuMs - before.cpuMs) / aggregations),
       service: {
         peakRssMb: mb(after.peakRssBytes),
         rssAtStartMb: mb(before.rssBytes),
         rssAtEndMb: mb(after.rssBytes),
         rssTimelineMb: timeline.map(([ms, bytes]) => [round(ms / 1000, 1), mb(bytes)]),
       },
-      signerHostsEventLoopDelayMs: {
-        p50: round(Math.max(...signerLoops.map((l) => l.p50Ms))),
-        p99: round(Math.max(...signerLoops.map((l) => l.p99Ms))),
-        max: round(Math.max(...signerLoops.map((l) => l.maxMs))),
-      },
-      signerHostsCpuMsPerAggregation: round(signerLoops.reduce((a, l) => a + l.cpuMs, 0) / ok.length),
       connectSeconds,
       answersVerified: true,
-      samples,
       versions,
       ...(buildSeconds === undefined ? {} : { buildSeconds }),
-      ...(stall ? { cpuStallMs: stall } : {}),
     };
   } catch (err) {
     keepScratch = true;
