@@ -27,14 +27,10 @@ import { cutPeerText } from '../util/peer-text.js';
 export const APP_ERROR = { unexpected: -1, unregisteredHandler: -2, notValidator: -3, throttled: -4 } as const;
 export const EVM_VERIFIER_ERROR = { parse: 1, verify: 2 } as const;
 
-/** The highest VM verifier code avalanchego defines (the P-Chain's ErrWrongWeight, 17). */
-const MAX_VM_APP_ERROR_CODE = 17;
-
 /**
- * A short name for an AppError code, for logs and metrics labels, from a fixed set: the four p2p
- * codes by name, the VM verifiers' codes as `vm-1` … `vm-17` (which VM's meaning depends on the
- * chain asked), and `other` for any code no avalanchego VM sends. A validator chooses the code:
- * a name per code would let one grow the metrics and the log limiter's keys without bound.
+ * The name of one of the p2p SDK's own AppError codes (negative, the same on every chain), or
+ * `other`. The positive codes are the chain's verifier's, named per VM by the service
+ * (service/app-error-kinds.ts), which knows which chain it asked.
  */
 export function appErrorName(code: number): string {
   switch (code) {
@@ -47,7 +43,7 @@ export function appErrorName(code: number): string {
     case -4:
       return 'throttled';
     default:
-      return Number.isInteger(code) && code >= 1 && code <= MAX_VM_APP_ERROR_CODE ? `vm-${code}` : 'other';
+      return 'other';
   }
 }
 

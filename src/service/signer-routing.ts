@@ -11,7 +11,7 @@
 // Only when the chosen transport turns out to have no connection after all (it dropped between
 // isConnected and request, so nothing was sent) is the other one tried, either way round. An AppError is a refusal,
 // counted as the WebSocket signers' refusals are, with its code in the reason, the logs and the
-// metrics (appErrorName). A signature that fails its check penalizes whoever sent it: the
+// metrics (appErrorLabel). A signature that fails its check penalizes whoever sent it: the
 // transport that answered for that key last.
 import type { Logger } from 'pino';
 import type { AskDone, AskTicket, CancelWhy, PeerAnswer, PeerSource, SignatureRequest } from '../aggregator/peer-source.js';
