@@ -103,7 +103,7 @@ export class Metrics implements HttpMetrics {
     });
     this.p2pAppErrors = new Counter({
       name: 'warpgate_p2p_app_errors_total',
-      help: 'AppErrors avalanchego validators answered signature requests with, by code (unexpected, unregistered-handler, not-validator, throttled, vm-N)',
+      help: 'AppErrors avalanchego validators answered signature requests with, by code (unexpected, unregistered-handler, not-validator, throttled, pchain-1 … pchain-17, evm-1 … evm-4, other)',
       labelNames: ['code'],
       registers,
     });
