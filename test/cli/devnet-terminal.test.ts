@@ -15,9 +15,13 @@ function shellQuote(arg: string): string {
 
 describe('warpgate devnet in a terminal', () => {
   it('writes pretty log lines, names the status page, and stops on Ctrl-C with exit 0', async () => {
-    const command = [process.execPath, ...WARPGATE, 'devnet', '--port', '0', '--validators', '2', '--transport', 'ws'].map(shellQuote).join(' ');
+    // `exec`: script runs the command through $SHELL -c (dash when SHELL is unset, as under CI),
+    // and dash stays as node's parent; Ctrl-C would then kill dash too, and script would report
+    // its 130 instead of node's exit status.
+    const command = 'exec ' + [process.execPath, ...WARPGATE, 'devnet', '--port', '0', '--validators', '2', '--transport', 'ws'].map(shellQuote).join(' ');
     const env = { ...process.env };
     delete env.NO_COLOR;
+    env.SHELL = '/bin/sh';
     const terminal = spawn('script', ['--quiet', '--return', '--flush', '--command', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env });
     let output = '';
     terminal.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
