@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/crypto/secp256k1"
 	"github.com/ava-labs/avalanchego/utils/units"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/proposervm"
@@ -44,6 +45,43 @@ func advancePChainEpoch(ctx context.Context, uri string, wallet *primary.Wallet,
 		}}, common.WithContext(ctx))
 		if err != nil {
 			return fmt.Errorf("a transfer to end the P-Chain's epoch: %w", err)
+		}
+	}
+}
+
+// advanceEVMEpoch waits until an EVM chain's current epoch references a P-Chain height of at
+// least `height`, sealing epochs with 0-value transfers from `key` meanwhile. A chain verifies
+// Warp messages against the signing subnet's set at its epoch's height, and a chain started a
+// moment ago is still in its first epoch, which references P-Chain height 0 (where the L1 has no
+// validators): a Teleporter message delivered there could not verify until some later block
+// sealed that epoch. The tests and the relayer expect deliveries to work as soon as the network
+// is described.
+func advanceEVMEpoch(ctx context.Context, chain evmChain, nodeURI, alias string, key *secp256k1.PrivateKey, height uint64) error {
+	epochs := proposervm.NewJSONRPCClient(nodeURI, alias)
+	self := key.EthAddress()
+	for {
+		epoch, err := epochs.GetCurrentEpoch(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: proposervm.getCurrentEpoch: %w", chain.name, err)
+		}
+		if epoch.PChainHeight >= height {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: its epoch still references P-Chain height %d, below %d: %w", chain.name, epoch.PChainHeight, height, ctx.Err())
+		case <-time.After(5 * time.Second):
+		}
+		nonce, err := nonceOf(ctx, chain, self)
+		if err != nil {
+			return err
+		}
+		hash, err := sendTx(ctx, chain, key, nonce, &self, nil)
+		if err != nil {
+			return fmt.Errorf("%s: a transfer to end its epoch: %w", chain.name, err)
+		}
+		if _, err := waitForReceipt(ctx, chain, hash); err != nil {
+			return err
 		}
 	}
 }

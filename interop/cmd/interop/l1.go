@@ -48,7 +48,9 @@ type l1Network struct {
 	chainID        ids.ID
 	validators     []*tmpnet.Node
 	conversionTxID ids.ID
-	manager        *secp256k1.PrivateKey
+	// conversionHeight is a P-Chain height at which the L1's validators are registered.
+	conversionHeight uint64
+	manager          *secp256k1.PrivateKey
 	// deployer creates the Teleporter contracts, with its first transactions on each chain.
 	deployer        *secp256k1.PrivateKey
 	funded          []*secp256k1.PrivateKey
@@ -134,6 +136,7 @@ func startL1(ctx context.Context, log logging.Logger, network *tmpnet.Network) (
 	if err != nil {
 		return nil, err
 	}
+	l1.conversionHeight = conversionHeight
 	log.Info("converted the subnet to an L1")
 
 	// The nodes join the network description only now, so that the chain configuration they

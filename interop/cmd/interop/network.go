@@ -165,10 +165,31 @@ func startEverything(ctx context.Context, log logging.Logger, network *tmpnet.Ne
 	desc.Teleporter = map[string]string{desc.CChain.BlockchainID: messenger, desc.L1.BlockchainID: messenger}
 	desc.Receivers = map[string]string{desc.CChain.BlockchainID: receiver, desc.L1.BlockchainID: receiver}
 	log.Info("deployed Teleporter", zap.String("messenger", messenger), zap.String("receiver", receiver))
+	if err := advanceEVMEpochs(ctx, desc, l1, chains); err != nil {
+		return nil, err
+	}
+	log.Info("the EVM chains' epochs reference the L1's validators")
 	if desc.RelayerConfig, err = writeRelayerConfig(desc, desc.Funded[0]); err != nil {
 		return nil, err
 	}
 	return desc, nil
+}
+
+// advanceEVMEpochs waits, on both EVM chains at once, until their epochs reference a P-Chain
+// height where the L1 has its validators (see advanceEVMEpoch).
+func advanceEVMEpochs(ctx context.Context, desc *networkDescription, l1 *l1Network, chains []evmChain) error {
+	nodes := []struct{ uri, alias string }{{desc.Nodes[0].URI, "C"}, {desc.L1.Validators[0].URI, desc.L1.BlockchainID}}
+	errs := make(chan error, len(chains))
+	for i, chain := range chains {
+		go func() {
+			errs <- advanceEVMEpoch(ctx, chain, nodes[i].uri, nodes[i].alias, l1.deployer, l1.conversionHeight)
+		}()
+	}
+	var all []error
+	for range chains {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
 }
 
 // defaultContractsDir is interop/.build/contracts when this program is interop/.build/interop.
