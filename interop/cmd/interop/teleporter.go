@@ -127,7 +127,6 @@ func writeRelayerConfig(desc *networkDescription, payer fundedKeyJSON) (string, 
 		return "", err
 	}
 	type chain struct {
-		Name              string `json:"name"`
 		BlockchainID      string `json:"blockchainId"`
 		RPCURL            string `json:"rpcUrl"`
 		WSURL             string `json:"wsUrl"`
@@ -139,6 +138,8 @@ func writeRelayerConfig(desc *networkDescription, payer fundedKeyJSON) (string, 
 		MaxRequiredGasLimit uint64 `json:"maxRequiredGasLimit"`
 	}
 	cChain, l1 := desc.CChain.BlockchainID, desc.L1.BlockchainID
+	// The relayer section in the shape of warpgate's configuration (src/config/schema.ts,
+	// docs/relayer.md); what it leaves out keeps its default (start at the head, fee caps, …).
 	config := map[string]any{
 		"host":           "127.0.0.1",
 		"port":           0,
@@ -149,15 +150,15 @@ func writeRelayerConfig(desc *networkDescription, payer fundedKeyJSON) (string, 
 		"readiness":      map[string]any{"subnets": []string{constants.PrimaryNetworkID.String(), desc.L1.SubnetID}},
 		"relayer": map[string]any{
 			"chains": []chain{
-				{"C-Chain", cChain, desc.CChain.RPCURL, desc.CChain.WSURL, strings.ToLower(desc.Teleporter[cChain])},
-				{"L1", l1, desc.L1.RPCURL, desc.L1.WSURL, strings.ToLower(desc.Teleporter[l1])},
+				{cChain, desc.CChain.RPCURL, desc.CChain.WSURL, strings.ToLower(desc.Teleporter[cChain])},
+				{l1, desc.L1.RPCURL, desc.L1.WSURL, strings.ToLower(desc.Teleporter[l1])},
 			},
 			"routes": []route{
 				{cChain, l1, relayerMaxRequiredGasLimit},
 				{l1, cChain, relayerMaxRequiredGasLimit},
 			},
-			"keys":  []map[string]string{{"privateKeyFile": keyPath}},
-			"store": map[string]any{"path": filepath.Join(desc.NetworkDir, relayerStoreDir)},
+			"keys":      []map[string]string{{"file": keyPath}},
+			"storePath": filepath.Join(desc.NetworkDir, relayerStoreDir),
 		},
 	}
 	raw, err := json.MarshalIndent(config, "", "  ")
