@@ -4,8 +4,9 @@ pragma solidity ^0.8.20;
 // A Teleporter receiver for warpgate's interop tests (written here, like the messenger beside
 // it): it keeps the last message it got and counts messages per source chain, so a test reads
 // on the destination what arrived, and it sends through the messenger, so a test can send from
-// a contract as applications do. A message whose bytes are "fail" reverts, to exercise a
-// delivery whose execution fails (the messenger must still count it as received).
+// a contract as applications do, one message or a burst of them in one transaction (several
+// Warp messages in one block, as a busy chain has). A message whose bytes are "fail" reverts, to
+// exercise a delivery whose execution fails (the messenger must still count it as received).
 
 import {ITeleporterMessengerV1, ITeleporterReceiver, TeleporterFeeInfo, TeleporterMessageInput} from "./TeleporterTypes.sol";
 
@@ -35,6 +36,28 @@ contract ReceiverForTests is ITeleporterReceiver {
         totalReceived += 1;
         receivedFrom[sourceBlockchainID] += 1;
         emit Received(sourceBlockchainID, originSenderAddress, message);
+    }
+
+    /// Sends `count` messages, `prefix` followed by the message's index (32 bytes), no fee.
+    function sendMessages(
+        bytes32 destinationBlockchainID,
+        address destinationAddress,
+        uint256 requiredGasLimit,
+        uint256 count,
+        bytes calldata prefix
+    ) external {
+        for (uint256 i = 0; i < count; ++i) {
+            messenger.sendCrossChainMessage(
+                TeleporterMessageInput({
+                    destinationBlockchainID: destinationBlockchainID,
+                    destinationAddress: destinationAddress,
+                    feeInfo: TeleporterFeeInfo(address(0), 0),
+                    requiredGasLimit: requiredGasLimit,
+                    allowedRelayerAddresses: new address[](0),
+                    message: abi.encodePacked(prefix, i)
+                })
+            );
+        }
     }
 
     /// Sends `message` through the messenger with this contract as its origin sender, no fee.

@@ -10,6 +10,7 @@ import {
   http,
   keccak256,
   parseEventLogs,
+  stringToHex,
   type Abi,
   type Address,
   type Hex,
@@ -179,4 +180,46 @@ export async function receiverState(chain: TeleporterChain, from: TeleporterChai
 /** The destination's epoch P-Chain height: the height it verifies Warp messages at (ACP-181). */
 export async function epochHeight(chain: TeleporterChain): Promise<number> {
   return Number((await rpc<{ pChainHeight: string }>(chain.proposervmUrl, 'proposervm.getCurrentEpoch')).pChainHeight);
+}
+
+/**
+ * A burst: `count` messages from the source's test receiver to the destination's, sent in one
+ * transaction (ReceiverForTests.sendMessages), so one block holds many Warp messages. Returns
+ * each message's Teleporter ID and Warp log data, in log order.
+ */
+export async function sendBurst(net: NetworkDescription, source: TeleporterChain, key: FundedKey, destination: TeleporterChain, count: number, prefix: string, requiredGasLimit = 200_000n): Promise<SentMessage[]> {
+  const hash = await walletOf(source, key).writeContract({
+    address: source.receiver,
+    abi: receiverAbi,
+    functionName: 'sendMessages',
+    args: [destination.blockchainIdHex, destination.receiver, requiredGasLimit, BigInt(count), stringToHex(prefix)],
+    gas: 150_000n * BigInt(count) + 200_000n,
+  });
+  const receipt = await source.client.waitForTransactionReceipt({ hash, timeout: 120_000 });
+  if (receipt.status !== 'success') throw new Error(`sendMessages ${hash} reverted`);
+  const sent = parseEventLogs({ abi: messengerAbi, eventName: 'SendCrossChainMessage', logs: receipt.logs.filter((l) => l.address.toLowerCase() === source.messenger) });
+  const warpLogs = receipt.logs.filter((l) => l.address.toLowerCase() === WARP_PRECOMPILE);
+  if (sent.length !== count || warpLogs.length !== count) throw new Error(`sendMessages ${hash}: ${sent.length} messages and ${warpLogs.length} Warp logs, expected ${count}`);
+  await acceptedEverywhere(net, source.alias, receipt.blockNumber);
+  return sent.map((log, i) => {
+    const args = log.args as unknown as { messageID: Hex; message: DecodedTeleporterMessage };
+    return { messageId: args.messageID, message: args.message, logData: warpLogs[i]!.data, receipt };
+  });
+}
+
+/**
+ * Every transaction `from` sent to the destination's messenger in blocks [fromBlock, head]:
+ * the relayer's delivery transactions, reverted ones included (a receipt's status does not
+ * matter: each one spent gas).
+ */
+export async function deliveryTransactions(chain: TeleporterChain, from: Address, fromBlock: bigint): Promise<{ hash: Hex; blockNumber: bigint }[]> {
+  const head = await chain.client.getBlockNumber();
+  const found: { hash: Hex; blockNumber: bigint }[] = [];
+  for (let n = fromBlock; n <= head; n++) {
+    const block = await chain.client.getBlock({ blockNumber: n, includeTransactions: true });
+    for (const tx of block.transactions) {
+      if (tx.from.toLowerCase() === from.toLowerCase() && tx.to?.toLowerCase() === chain.messenger) found.push({ hash: tx.hash, blockNumber: n });
+    }
+  }
+  return found;
 }
