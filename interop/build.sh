@@ -4,6 +4,8 @@
 #   interop/.build/avalanchego                                   the node
 #   interop/.build/plugins/srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy  subnet-evm (cmd/subnet-evm)
 #   interop/.build/interop                                       our harness (network, verify)
+#   interop/.build/contracts/*.json                              our Teleporter contracts (interop/contracts), compiled
+#                                                                offline with npm's solc; the harness deploys them
 # Go's build cache makes a second run quick. On failure it prints one line saying why (the
 # full output stays in interop/.build/build.log) and exits non-zero.
 set -euo pipefail
@@ -40,4 +42,9 @@ build "$out/avalanchego" github.com/ava-labs/avalanchego/main
 # runner exits when the open-files hard limit is below 32768 (see cmd/subnet-evm/main.go).
 build "$out/plugins/srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy" ./cmd/subnet-evm
 build "$out/interop" ./cmd/interop
+# npm's solc (a devDependency: `npm ci` installs it), cached by a hash of the sources.
+if ! (cd "$here/.." && node --import tsx interop/contracts/compile.ts "$out/contracts") 2>>"$log"; then
+  say "$(grep -m1 '^interop: ' "$log" || echo "compiling interop/contracts failed") (full output: $log)"
+  exit 1
+fi
 echo "interop: binaries ready in $out ($(( $(date +%s) - started )) s)" >&2

@@ -5,6 +5,8 @@ go 1.25.8
 require (
 	github.com/ava-labs/avalanchego v1.14.2
 	github.com/ava-labs/avalanchego/graft/subnet-evm v1.14.2
+	github.com/ava-labs/libevm v1.13.14-0.4.0.rc.2
+	go.uber.org/zap v1.27.0
 )
 
 require (
@@ -17,7 +19,6 @@ require (
 	github.com/ava-labs/avalanchego/graft/coreth v1.14.2 // indirect
 	github.com/ava-labs/avalanchego/graft/evm v1.14.2 // indirect
 	github.com/ava-labs/firewood-go-ethhash/ffi v0.3.1 // indirect
-	github.com/ava-labs/libevm v1.13.14-0.4.0.rc.2 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bits-and-blooms/bitset v1.20.0 // indirect
 	github.com/btcsuite/btcd/btcec/v2 v2.3.5 // indirect
@@ -134,7 +135,6 @@ require (
 	go.opentelemetry.io/proto/otlp v1.7.0 // indirect
 	go.uber.org/mock v0.5.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
-	go.uber.org/zap v1.27.0 // indirect
 	golang.org/x/crypto v0.48.0 // indirect
 	golang.org/x/exp v0.0.0-20241215155358-4a5509556b9e // indirect
 	golang.org/x/net v0.50.0 // indirect

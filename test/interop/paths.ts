@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 export const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 export const BUILD_DIR = `${REPO}/interop/.build`;
 export const INTEROP_BIN = `${BUILD_DIR}/interop`;
+export const CONTRACTS_DIR = `${BUILD_DIR}/contracts`;
 export const NETWORK_ROOT = process.env.WARPGATE_INTEROP_ROOT ?? `${REPO}/interop/.networks`;
 
 export interface FundedKey {
@@ -30,5 +31,11 @@ export interface NetworkDescription {
   };
   funded: FundedKey[];
   pChainFundedKey: string;
+  /** Our Teleporter-v1-compatible messenger per chain (blockchain ID, cb58): the same address on both. */
+  teleporter: Record<string, `0x${string}`>;
+  /** The test receiver (interop/contracts/ReceiverForTests.sol) per chain. */
+  receivers: Record<string, `0x${string}`>;
+  /** A `warpgate relay` configuration relaying Teleporter both ways, paying with funded[0]. */
+  relayerConfig: string;
   startSeconds: number;
 }

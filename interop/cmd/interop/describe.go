@@ -21,8 +21,15 @@ type networkDescription struct {
 	Funded     []fundedKeyJSON `json:"funded"`
 	// PChainFundedKey pays for P-Chain transactions the harness issues (RegisterL1ValidatorTx,
 	// SetL1ValidatorWeightTx), in avalanchego's PrivateKey-… form.
-	PChainFundedKey string  `json:"pChainFundedKey"`
-	StartSeconds    float64 `json:"startSeconds"`
+	PChainFundedKey string `json:"pChainFundedKey"`
+	// Teleporter is our Teleporter-v1-compatible messenger per chain (blockchain ID, cb58), at
+	// the same address on both; Receivers the test receiver per chain (teleporter.go).
+	Teleporter map[string]string `json:"teleporter"`
+	Receivers  map[string]string `json:"receivers"`
+	// RelayerConfig is a `warpgate relay` configuration relaying Teleporter both ways between
+	// the C-Chain and the L1, paying with funded[0] (the other funded keys stay free for senders).
+	RelayerConfig string  `json:"relayerConfig"`
+	StartSeconds  float64 `json:"startSeconds"`
 }
 
 type nodeJSON struct {

@@ -44,11 +44,13 @@ const (
 var l1Weights = []uint64{40, 10, 10}
 
 type l1Network struct {
-	subnet          *tmpnet.Subnet
-	chainID         ids.ID
-	validators      []*tmpnet.Node
-	conversionTxID  ids.ID
-	manager         *secp256k1.PrivateKey
+	subnet         *tmpnet.Subnet
+	chainID        ids.ID
+	validators     []*tmpnet.Node
+	conversionTxID ids.ID
+	manager        *secp256k1.PrivateKey
+	// deployer creates the Teleporter contracts, with its first transactions on each chain.
+	deployer        *secp256k1.PrivateKey
 	funded          []*secp256k1.PrivateKey
 	pChainFundedKey *secp256k1.PrivateKey
 }
@@ -58,15 +60,16 @@ type l1Network struct {
 // those nodes.
 func startL1(ctx context.Context, log logging.Logger, network *tmpnet.Network) (*l1Network, error) {
 	keys := network.PreFundedKeys
-	if len(keys) < fundedKeyCount+3 {
+	if len(keys) < fundedKeyCount+4 {
 		return nil, errors.New("not enough pre-funded keys")
 	}
 	l1 := &l1Network{
 		funded:          keys[:fundedKeyCount],
 		manager:         keys[fundedKeyCount],
 		pChainFundedKey: keys[fundedKeyCount+1],
+		deployer:        keys[fundedKeyCount+3],
 	}
-	genesis, err := subnetEVMGenesis(append([]*secp256k1.PrivateKey{l1.manager}, l1.funded...))
+	genesis, err := subnetEVMGenesis(append([]*secp256k1.PrivateKey{l1.manager, l1.deployer}, l1.funded...))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/ava-labs/avalanchego/config"
 	"github.com/ava-labs/avalanchego/tests/fixture/tmpnet"
 	"github.com/ava-labs/avalanchego/utils/logging"
+	"go.uber.org/zap"
 )
 
 const (
@@ -37,6 +39,7 @@ type networkOptions struct {
 	avalanchego  string
 	pluginDir    string
 	rootDir      string
+	contractsDir string
 	startTimeout time.Duration
 }
 
@@ -46,6 +49,7 @@ func runNetwork(args []string) error {
 	fs.StringVar(&opts.avalanchego, "avalanchego", "", "path of the avalanchego binary")
 	fs.StringVar(&opts.pluginDir, "plugin-dir", "", "directory holding the subnet-evm plugin")
 	fs.StringVar(&opts.rootDir, "root-dir", "", "directory under which network directories are created")
+	fs.StringVar(&opts.contractsDir, "contracts-dir", defaultContractsDir(), "directory holding the compiled contracts (interop/build.sh writes them beside this program)")
 	fs.DurationVar(&opts.startTimeout, "start-timeout", 10*time.Minute, "how long the network may take to become healthy")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -107,7 +111,7 @@ func runNetwork(args []string) error {
 
 	started := time.Now()
 	startCtx, cancelStart := context.WithTimeout(ctx, opts.startTimeout)
-	desc, err := startEverything(startCtx, log, network)
+	desc, err := startEverything(startCtx, log, network, opts.contractsDir)
 	cancelStart()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -131,8 +135,13 @@ func runNetwork(args []string) error {
 	return nil
 }
 
-// startEverything starts the Primary Network, then the L1, and describes the result.
-func startEverything(ctx context.Context, log logging.Logger, network *tmpnet.Network) (*networkDescription, error) {
+// startEverything starts the Primary Network, then the L1, deploys Teleporter on both EVM
+// chains, and describes the result.
+func startEverything(ctx context.Context, log logging.Logger, network *tmpnet.Network, contractsDir string) (*networkDescription, error) {
+	// Before any node starts: a missing build fails at once rather than after the whole start.
+	if _, err := readBytecode(contractsDir, messengerContract); err != nil {
+		return nil, err
+	}
 	if err := network.Bootstrap(ctx, log); err != nil {
 		return nil, fmt.Errorf("primary network: %w", err)
 	}
@@ -140,7 +149,35 @@ func startEverything(ctx context.Context, log logging.Logger, network *tmpnet.Ne
 	if err != nil {
 		return nil, fmt.Errorf("L1: %w", err)
 	}
-	return describe(ctx, network, l1)
+	desc, err := describe(ctx, network, l1)
+	if err != nil {
+		return nil, err
+	}
+	chains := []evmChain{
+		{name: "C-Chain", rpcURL: desc.CChain.RPCURL, chainID: desc.CChain.EVMChainID},
+		{name: "L1", rpcURL: desc.L1.RPCURL, chainID: desc.L1.EVMChainID},
+	}
+	deployment, err := deployTeleporter(ctx, contractsDir, l1.deployer, chains)
+	if err != nil {
+		return nil, err
+	}
+	messenger, receiver := strings.ToLower(deployment.messenger.Hex()), strings.ToLower(deployment.receiver.Hex())
+	desc.Teleporter = map[string]string{desc.CChain.BlockchainID: messenger, desc.L1.BlockchainID: messenger}
+	desc.Receivers = map[string]string{desc.CChain.BlockchainID: receiver, desc.L1.BlockchainID: receiver}
+	log.Info("deployed Teleporter", zap.String("messenger", messenger), zap.String("receiver", receiver))
+	if desc.RelayerConfig, err = writeRelayerConfig(desc, desc.Funded[0]); err != nil {
+		return nil, err
+	}
+	return desc, nil
+}
+
+// defaultContractsDir is interop/.build/contracts when this program is interop/.build/interop.
+func defaultContractsDir() string {
+	self, err := os.Executable()
+	if err != nil {
+		return "contracts"
+	}
+	return filepath.Join(filepath.Dir(self), "contracts")
 }
 
 // shutdown stops every node and removes the network's directory.
