@@ -6,7 +6,7 @@ import { bytesTo0xHex, encodeAddressedCall, hexToBytes, idToString, newUnsignedM
 import { DESTINATION_ID, MESSENGER, SOURCE_CB58, SOURCE_ID, sendWarpLog, teleporterMessage, unsignedOf } from './fixtures.js';
 
 const context = { blockchainId: SOURCE_ID, teleporterAddress: MESSENGER };
-const asLog = (raw: ReturnType<typeof sendWarpLog>) => ({ ...raw, blockNumber: BigInt(raw.blockNumber!), logIndex: Number(raw.logIndex) });
+const asLog = (raw: ReturnType<typeof sendWarpLog>) => ({ ...raw, topics: raw.topics as [Hex, ...Hex[]], blockNumber: BigInt(raw.blockNumber!), logIndex: Number(raw.logIndex) });
 
 /** Teleporter v1's calculateMessageID, word by word: keccak256(messenger ‖ source ‖ destination ‖ nonce), each left-padded to 32 bytes. */
 function referenceId(messenger: string, source: Uint8Array, destination: Uint8Array, nonce: bigint): Hex {
