@@ -4,7 +4,7 @@
 import type { Hex } from '../ports.js';
 import type { RpcRequest } from './chain.js';
 
-export type BroadcastResult =
+type BroadcastResult =
   /** Accepted now, or the node already had it. */
   | { readonly kind: 'sent' }
   /** The key's nonce is past this one: a transaction at it was mined (ours or another). */

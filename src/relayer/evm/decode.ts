@@ -40,7 +40,17 @@ export interface DecodeContext {
   readonly teleporterAddress: Hex;
 }
 
-export type DecodedLog = { readonly ok: true; readonly message: SourceMessage } | { readonly ok: false; readonly reason: string };
+type DecodedLog = { readonly ok: true; readonly message: SourceMessage } | { readonly ok: false; readonly reason: string };
+
+/** What eth_getLogs answers: hex quantities. */
+export interface RpcLog {
+  readonly topics: Hex[];
+  readonly data: Hex;
+  readonly blockNumber: Hex | null;
+  readonly blockHash: Hex | null;
+  readonly transactionHash: Hex | null;
+  readonly logIndex: Hex | null;
+}
 
 type WarpLog = Pick<Log, 'topics' | 'data' | 'blockNumber' | 'blockHash' | 'transactionHash' | 'logIndex'>;
 

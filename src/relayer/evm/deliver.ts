@@ -37,14 +37,14 @@ export interface DeliveryContext {
   onLowBalance?(detail: { readonly address: Hex; readonly balance: bigint; readonly needed: bigint }): void;
 }
 
-export interface DeliverOptions {
+interface DeliverOptions {
   readonly pending: readonly Submission[];
   record(submission: Submission): Promise<void>;
   readonly signal?: AbortSignal;
 }
 
 /** The signer count of a signed message that carries `message`, or a reason it does not. */
-export function signersOf(signedMessage: Hex, message: SourceMessage): number | string {
+function signersOf(signedMessage: Hex, message: SourceMessage): number | string {
   let signed;
   try {
     signed = parseSignedMessage(hexToBytes(signedMessage));

@@ -36,30 +36,30 @@ const CALLDATA_NONZERO_BYTE = 16n;
  * 22,100 each under EIP-2929), a dozen cold reads, the blockchain ID's lazy initialisation and
  * the event's topics; icm-services uses the same 250,000.
  */
-export const TELEPORTER_RECEIVE_BASE = 250_000n;
+const TELEPORTER_RECEIVE_BASE = 250_000n;
 /**
  * Per byte of the Warp message: ABI-decoding it from the precompile's return data, copying it
  * into the receiver's calldata and logging it in ReceiveCrossChainMessage (8 gas a byte of log
  * data, memory expansion); icm-services charges 35.
  */
-export const TELEPORTER_PER_MESSAGE_BYTE = 35n;
+const TELEPORTER_PER_MESSAGE_BYTE = 35n;
 /**
  * Per receipt the message carries: _markReceipt reads and clears the sent message's three slots
  * (2,100 cold + 2,900 each) and credits the relayer's reward (up to 22,100 for a fresh slot),
  * with its event: 40,000 bounds that. icm-services charges 2,500, which a receipt for a message
  * with a fee does not fit in.
  */
-export const TELEPORTER_PER_RECEIPT = 40_000n;
+const TELEPORTER_PER_RECEIPT = 40_000n;
 /** The receiver call's own cost before the forwarded gas: a cold account (2,600) and CALL. */
 const RECEIVER_CALL = 10_000n;
 
-export function calldataGas(data: Uint8Array): bigint {
+function calldataGas(data: Uint8Array): bigint {
   let gas = 0n;
   for (const byte of data) gas += byte === 0 ? CALLDATA_ZERO_BYTE : CALLDATA_NONZERO_BYTE;
   return gas;
 }
 
-export interface DeliveryGasInput {
+interface DeliveryGasInput {
   readonly schedule: WarpGasSchedule;
   /** The aggregate signature's signer count (its bitset's population). */
   readonly signers: number;
@@ -74,7 +74,7 @@ export interface DeliveryGasInput {
 }
 
 /** The parts of a delivery's gas, for the limit and for the docs' and tests' arithmetic. */
-export interface DeliveryGas {
+interface DeliveryGas {
   readonly intrinsic: bigint;
   readonly warpExecution: bigint;
   readonly teleporter: bigint;

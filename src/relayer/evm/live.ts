@@ -7,7 +7,7 @@
 // the engine catches up from its checkpoint and subscribes again.
 import type { SourceBlock } from '../ports.js';
 import type { Head, LiveChannel, OpenLiveChannel } from './live-channel.js';
-import type { RpcLog } from './source.js';
+import type { RpcLog } from './decode.js';
 
 export interface LiveOptions {
   /** How often the socket is probed (eth_blockNumber) in ms (default 15,000). */
@@ -33,7 +33,7 @@ export function isNotYetError(err: unknown): boolean {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface FollowHeads {
+interface FollowHeads {
   readonly open: OpenLiveChannel;
   logsOfBlock(channel: LiveChannel, hash: `0x${string}`): Promise<RpcLog[]>;
   decode(logs: readonly RpcLog[]): SourceBlock[];

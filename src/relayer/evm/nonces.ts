@@ -3,7 +3,7 @@
 // collide. A nonce taken but never broadcast is handed back and reused first, so no gap stalls
 // the key's later transactions; a nonce a resumed delivery already owns (a submission from a
 // previous run) is claimed so nothing new is given it; "nonce too low" resynchronises from the chain.
-export type FetchNonce = (address: `0x${string}`) => Promise<number>;
+type FetchNonce = (address: `0x${string}`) => Promise<number>;
 
 interface Sequence {
   /** The next never-used nonce, once known. */

@@ -15,7 +15,7 @@ interface RpcReceipt {
   readonly effectiveGasPrice?: Hex;
 }
 
-export interface WaitContext {
+interface WaitContext {
   readonly request: RpcRequest;
   messageReceived(id: Hex, signal?: AbortSignal): Promise<boolean>;
   readonly pollIntervalMs: number;

@@ -5,8 +5,8 @@
 import { encodeEventTopics, type Log } from 'viem';
 import type { Hex, MessageSource, SourceBlock, SourceMessage } from '../ports.js';
 import { SEND_WARP_MESSAGE_EVENT, WARP_PRECOMPILE_ADDRESS } from './abi.js';
-import { checkChain, createRpc, type EvmChain, type RpcOptions, type RpcRequest } from './chain.js';
-import { decodeSendWarpMessageLog, type DecodeContext } from './decode.js';
+import { checkChain, createRpc, type EvmChain, type RpcOptions } from './chain.js';
+import { decodeSendWarpMessageLog, type DecodeContext, type RpcLog } from './decode.js';
 import { followHeads, type LiveOptions } from './live.js';
 import { webSocketLiveChannel, type OpenLiveChannel } from './live-channel.js';
 
@@ -17,15 +17,6 @@ export interface EvmSourceOptions extends RpcOptions, LiveOptions {
   readonly openLiveChannel?: OpenLiveChannel;
 }
 
-/** What eth_getLogs answers: hex quantities. */
-export interface RpcLog {
-  readonly topics: Hex[];
-  readonly data: Hex;
-  readonly blockNumber: Hex | null;
-  readonly blockHash: Hex | null;
-  readonly transactionHash: Hex | null;
-  readonly logIndex: Hex | null;
-}
 
 // Nodes refuse a range with too many results or blocks in several wordings (geth: "query
 // returned more than 10000 results"; avalanchego's EVMs: "requested too many blocks from A to B,
@@ -113,4 +104,3 @@ export function createEvmSource(chain: EvmChain, options: EvmSourceOptions = {})
   };
 }
 
-export type { RpcRequest };

@@ -15,7 +15,7 @@ import {
 import { SEND_WARP_MESSAGE_EVENT, WARP_PRECOMPILE_ADDRESS } from '../../../src/relayer/evm/abi.js';
 import { decodeSendWarpMessageLog } from '../../../src/relayer/evm/decode.js';
 import type { SourceMessage } from '../../../src/relayer/ports.js';
-import type { RpcLog } from '../../../src/relayer/evm/source.js';
+import type { RpcLog } from '../../../src/relayer/evm/decode.js';
 
 export const SOURCE_ID = new Uint8Array(32).fill(7);
 export const DESTINATION_ID = new Uint8Array(32).fill(9);
