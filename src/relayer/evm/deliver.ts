@@ -149,11 +149,34 @@ async function send(ctx: DeliveryContext, message: SourceMessage, a: Attempt, ca
   let retakes = 0;
   let waitsAtCap = 0;
   // Gives the nonce back when nothing went out at it; a resumed (claimed) one is released once done.
+  let settled = false;
   const settle = <T>(value: T): T => {
+    if (settled) return value;
+    settled = true;
     if (a.owned && !a.sentAny) ctx.nonces.release(a.account.address, a.nonce);
     if (!a.owned) ctx.nonces.unclaim(a.account.address, a.nonce);
     return value;
   };
+  try {
+    return await sendLoop(ctx, message, a, call, options, settle, from);
+  } catch (err) {
+    settle(undefined); // aborted (stop), or the record refused: the nonce is not lost
+    throw err;
+  }
+}
+
+async function sendLoop(
+  ctx: DeliveryContext,
+  message: SourceMessage,
+  a: Attempt,
+  call: Call,
+  options: DeliverOptions,
+  settle: <T>(value: T) => T,
+  from: Hex,
+): Promise<DeliveryOutcome> {
+  const { signal } = options;
+  let retakes = 0;
+  let waitsAtCap = 0;
   const retake = async (): Promise<DeliveryOutcome | undefined> => {
     if (++retakes > MAX_NONCE_RETAKES) return settle({ kind: 'retry', reason: `nonce of ${from} kept moving under us` });
     await ctx.nonces.resync(a.account.address);
@@ -189,12 +212,7 @@ async function send(ctx: DeliveryContext, message: SourceMessage, a: Attempt, ca
       });
       const txHash = keccak256(serialized);
       const submission: Submission = { txHash, from, nonce: a.nonce, gasLimit: call.gas, ...fees, at: Date.now() };
-      try {
-        await options.record(submission);
-      } catch (err) {
-        settle(undefined);
-        throw err; // e.g. the route's lease is lost: nothing goes out
-      }
+      await options.record(submission); // throws e.g. when the route's lease is lost: nothing goes out
       const result = await broadcast(ctx.request, serialized, signal);
       if (result.kind === 'sent' || result.kind === 'unknown') {
         a.hashes.push(txHash);

@@ -149,6 +149,22 @@ describe('an EVM destination delivers', () => {
     expect(node.sent.map((tx) => tx.nonce)).toEqual([0]); // nothing went out at a nonce before
   });
 
+  it('broadcasts nothing when record refuses (a lost lease) or it is stopped, and the nonce is used by the next delivery', async () => {
+    const { node, destination, record } = setup();
+    const { message, signed } = signedFixture();
+    await expect(destination.deliver(message, signed, { pending: [], record: async () => Promise.reject(new Error('lease lost')) })).rejects.toThrow('lease lost');
+    // Stopped (SIGTERM) before anything went out.
+    const stopping = new AbortController();
+    node.request = ((original) => async (method: string, params: unknown[]) => {
+      if (method === 'eth_maxPriorityFeePerGas') stopping.abort(new Error('stopping'));
+      return original(method, params);
+    })(node.request.bind(node));
+    await expect(destination.deliver(message, signed, { pending: [], record, signal: stopping.signal })).rejects.toThrow('stopping');
+    expect(node.sent).toEqual([]);
+    expect((await destination.deliver(message, signed, { pending: [], record })).kind).toBe('delivered');
+    expect(node.sent.map((tx) => tx.nonce)).toEqual([0]);
+  });
+
   it('bumps again when a replacement is refused as underpriced', async () => {
     const { node, destination, record } = setup();
     node.refusals.push(new RpcError('replacement transaction underpriced'));
