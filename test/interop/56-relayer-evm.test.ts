@@ -175,6 +175,41 @@ describe('the relayer’s EVM source and destination on the real chains', () => 
     await relayOnce(l1, cChain, 'warpgate relayer evm: L1 to C-Chain');
   });
 
+  it('a burst of messages delivered concurrently by two keys, once each, even after another transaction used one key’s nonce', async () => {
+    const count = 12;
+    const data = (i: number) =>
+      encodeFunctionData({
+        abi: receiverAbi,
+        functionName: 'sendMessage',
+        args: [idHex(l1.blockchainId), net.receivers[l1.blockchainId]!, 100_000n, [], bytesTo0xHex(new TextEncoder().encode(`burst ${i}`)) as Hex],
+      });
+    const source = createEvmSource(chainOf(cChain));
+    const first = await source.head();
+    for (let i = 0; i < count; i++) {
+      const receipt = await sendTransaction(cChain.rpcUrl, cChain.evmChainId, net.funded[2]!, { to: net.receivers[cChain.blockchainId]!, data: data(i), gas: 1_000_000n });
+      expect(receipt.status).toBe('0x1');
+    }
+    const last = await source.head();
+    await acceptedEverywhere(net, cChain.alias, BigInt(last));
+    const messages = (await source.blocksInRange(first + 1, last)).flatMap((b) => b.messages);
+    expect(messages).toHaveLength(count);
+    const destination = createEvmDestination(chainOf(l1), { privateKeys: [net.funded[0]!.privateKey, net.funded[3]!.privateKey], maxFeePerGasCap: 10_000_000_000_000n });
+    // Someone else spends from funded[0] first: our local nonce count must resynchronise.
+    await destination.deliver(messages[0]!, (await sign(l1, messages[0]!.unsignedMessage)).signed, { pending: [], record: async () => undefined });
+    await sendTransaction(l1.rpcUrl, l1.evmChainId, net.funded[0]!, { to: net.funded[0]!.address, data: '0x', gas: 21_000n });
+    const recorded = new Map<string, Submission[]>();
+    const outcomes = await Promise.all(
+      messages.slice(1).map(async (m) => {
+        const { signed } = await sign(l1, m.unsignedMessage);
+        return destination.deliver(m, signed, { pending: [], record: async (s) => void recorded.set(m.warpMessageId, [...(recorded.get(m.warpMessageId) ?? []), s]) });
+      }),
+    );
+    expect(outcomes.map((o) => o.kind)).toEqual(messages.slice(1).map(() => 'delivered'));
+    for (const m of messages) expect(await destination.messageReceived(m.teleporterMessageId)).toBe(true);
+    const senders = new Set([...recorded.values()].flat().map((s) => s.from));
+    expect(senders).toEqual(new Set([net.funded[0]!.address.toLowerCase(), net.funded[3]!.address.toLowerCase()]));
+  });
+
   it('a WebSocket cut under a live subscription is reported once as a drop', async () => {
     const proxy = await cuttableProxy(net.l1.wsUrl);
     try {
