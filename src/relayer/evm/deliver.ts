@@ -186,13 +186,18 @@ async function sendLoop(
     a.hashes.length = 0;
     return undefined;
   };
-  let next: Fees | null;
-  try {
-    next = a.fees ? bumpedFees(a.fees, await currentFees(ctx, signal), ctx.fees) : await currentFees(ctx, signal);
-  } catch (err) {
-    if (err instanceof FeeCapError) return settle({ kind: 'retry', reason: err.message });
-    throw err;
-  }
+  // The chain's fees now, or the message handed back when its base fee is over the cap.
+  const freshFees = async (): Promise<Fees | DeliveryOutcome> => {
+    try {
+      return await currentFees(ctx, signal);
+    } catch (err) {
+      if (err instanceof FeeCapError) return settle({ kind: 'retry', reason: err.message });
+      throw err;
+    }
+  };
+  const first = await freshFees();
+  if (!('maxFeePerGas' in first)) return first;
+  let next: Fees | null = a.fees ? bumpedFees(a.fees, first, ctx.fees) : first;
   for (;;) {
     signal?.throwIfAborted();
     if (next) {
@@ -222,7 +227,9 @@ async function sendLoop(
         if (!a.sentAny) {
           const outcome = await retake();
           if (outcome) return outcome;
-          next = await currentFees(ctx, signal).catch(() => null);
+          const fresh = await freshFees();
+          if (!('maxFeePerGas' in fresh)) return fresh;
+          next = fresh;
           continue;
         }
         // One of ours at this nonce was mined: the wait below finds its receipt.
@@ -244,7 +251,9 @@ async function sendLoop(
     if (waited.kind === 'nonce-taken') {
       const outcome = await retake();
       if (outcome) return outcome;
-      next = await currentFees(ctx, signal).catch(() => null);
+      const fresh = await freshFees();
+      if (!('maxFeePerGas' in fresh)) return fresh;
+      next = fresh;
       continue;
     }
     // Not mined in time: replace it with higher fees, or at the cap wait a little more.

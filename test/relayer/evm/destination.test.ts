@@ -165,6 +165,13 @@ describe('an EVM destination delivers', () => {
     expect(node.sent.map((tx) => tx.nonce)).toEqual([0]);
   });
 
+  it('hands the message back, sending nothing, while the base fee is above the cap', async () => {
+    const { node, destination, record } = setup({ maxFeePerGasCap: 10_000_000_000n });
+    const { message, signed } = signedFixture();
+    expect(await destination.deliver(message, signed, { pending: [], record })).toMatchObject({ kind: 'retry', reason: expect.stringMatching(/base fee .* above the cap/) });
+    expect(node.sent).toEqual([]);
+  });
+
   it('bumps again when a replacement is refused as underpriced', async () => {
     const { node, destination, record } = setup();
     node.refusals.push(new RpcError('replacement transaction underpriced'));
