@@ -12,7 +12,7 @@ import type { Hex, SourceMessage } from './ports.js';
 const MESSAGE_ID_ABI = AbiParameters.from(['address', 'bytes32', 'bytes32', 'uint256']);
 
 /** Where a message's log was, when known (a manual relay of bare bytes has no log). */
-export interface LogPosition {
+interface LogPosition {
   readonly blockNumber: number;
   readonly blockHash: Hex;
   readonly transactionHash: Hex;

@@ -3,6 +3,7 @@
 // grants and takes away, and a logger that keeps what it was told. The messages are real bytes:
 // an unsigned Warp message whose AddressedCall from the messenger carries an ABI-encoded
 // TeleporterMessage, decoded the way the relayer decodes them.
+import type { MessageOutcome, RelayerEvents } from '../../src/relayer/events.js';
 import type { RelayerLogger } from '../../src/relayer/options.js';
 import { decodeSourceMessage } from '../../src/relayer/decode.js';
 import type {
@@ -265,3 +266,32 @@ export function recordOf(overrides: Partial<MessageRecord> & { nonce?: bigint } 
   return { route: 'a->b', status: 'seen', version: 1, message, submissions: [], attempts: 0, firstSeenAt: 1, updatedAt: 1, ...rest };
 }
 
+
+/** Events as a test reads them. */
+export function recordingEvents(): Required<RelayerEvents> & {
+  readonly outcomes: Array<{ route: string; outcome: MessageOutcome; reason?: string }>;
+  readonly checkpoints: number[];
+  readonly retries: string[];
+  readonly parkedCounts: number[];
+  readonly latencies: number[];
+  readonly gas: bigint[];
+  readonly aggregations: number[];
+} {
+  const e = {
+    outcomes: [] as Array<{ route: string; outcome: MessageOutcome; reason?: string }>,
+    checkpoints: [] as number[],
+    retries: [] as string[],
+    parkedCounts: [] as number[],
+    latencies: [] as number[],
+    gas: [] as bigint[],
+    aggregations: [] as number[],
+    outcome: (route: string, outcome: MessageOutcome, reason?: string) => void e.outcomes.push({ route, outcome, ...(reason ? { reason } : {}) }),
+    deliveryLatency: (_r: string, s: number) => void e.latencies.push(s),
+    aggregation: (_r: string, _s: number, signers: number) => void e.aggregations.push(signers),
+    gasUsed: (_r: string, g: bigint) => void e.gas.push(g),
+    checkpoint: (_r: string, h: number) => void e.checkpoints.push(h),
+    retry: (_r: string, reason: string) => void e.retries.push(reason),
+    parked: (_r: string, n: number) => void e.parkedCounts.push(n),
+  };
+  return e;
+}

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Hex } from '../../src/relayer/ports.js';
-import { openFileStore } from '../../src/relayer/store/file-store.js';
+import { openFileStore, type FileStoreOptions } from '../../src/relayer/store/file-store.js';
 import { packagePath, tsExecArgv } from '../../src/util/ts-runtime.js';
 import { recordOf } from './fakes.js';
 import { storeContract } from './store-contract.js';
@@ -24,7 +24,8 @@ storeContract('file store', () => openFileStore({ path: tempPath() }));
 describe('file store on disk', () => {
   it('reopens with every record, version and checkpoint', async () => {
     const path = tempPath();
-    const store = await openFileStore({ path });
+    const options: FileStoreOptions = { path };
+    const store = await openFileStore(options);
     const a = recordOf({ nonce: 1n });
     const b = recordOf({ nonce: 2n, status: 'delivered' });
     await store.insert(a.message.warpMessageId, a);
