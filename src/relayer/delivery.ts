@@ -47,8 +47,8 @@ export async function attemptDelivery(ctx: DeliveryContext, record: MessageRecor
     if (!(await store.update(id, version, next))) throw new RelayerError('conflict', `message ${id} was changed by another writer`);
     current = { ...next, version: version + 1 };
   };
-  const call = <T>(work: (s: AbortSignal) => Promise<T>): Promise<T> => {
-    const deadline = AbortSignal.any([signal, AbortSignal.timeout(limits.rpcTimeoutMs)]);
+  const call = <T>(work: (s: AbortSignal) => Promise<T>, timeoutMs = limits.rpcTimeoutMs): Promise<T> => {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     return untilAborted(work(deadline), deadline);
   };
   const skip = async (reason: string): Promise<AttemptResult> => {
@@ -69,7 +69,7 @@ export async function attemptDelivery(ctx: DeliveryContext, record: MessageRecor
     if (!signed) {
       const rules = await call((s) => destination.warpRules(s));
       const started = ctx.now();
-      const result = await call((s) => ctx.sign(current.message.unsignedMessage, { blockchainId: route.destinationBlockchainId, rules }, s));
+      const result = await call((s) => ctx.sign(current.message.unsignedMessage, { blockchainId: route.destinationBlockchainId, rules }, s), limits.signTimeoutMs);
       emit(events, 'aggregation', [route.id, (ctx.now() - started) / 1000, result.signers], onEventError);
       signed = result.signedMessage;
       await write({ status: current.submissions.length ? 'submitted' : 'signed', signedMessage: signed });

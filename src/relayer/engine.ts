@@ -68,7 +68,7 @@ export function createRelayer(options: RelayerOptions): Relayer {
     if (reason) throw new RelayerError('no-route', `route ${route.id} does not relay this message: ${reason}`);
     const record = await runner.admit(message);
     rememberTeleporterId(record);
-    if (record.status === 'parked' || record.status === 'seen' || record.status === 'signed' || record.status === 'submitted') runner.enqueue(message.warpMessageId);
+    if (record.status === 'parked' || record.status === 'seen' || record.status === 'signed' || record.status === 'submitted') runner.enqueue(message.warpMessageId, true);
     return record;
   };
 

@@ -69,11 +69,13 @@ export async function runIngest(ctx: IngestContext, signal: AbortSignal): Promis
     return initial;
   };
 
+  let destinationAnswered = false;
   while (!signal.aborted) {
     const live = new LiveQueue(limits.maxLiveBlocksQueued);
     let unsubscribe: (() => void) | undefined;
     try {
-      await call((s) => ctx.destination.warpRules(s)); // the destination answers: the route can run
+      if (!destinationAnswered) await call((s) => ctx.destination.warpRules(s)); // the route can run once it answers
+      destinationAnswered = true;
       // Subscribe before catching up, so blocks accepted meanwhile wait in the queue: no gap.
       unsubscribe = source.subscribe({ onBlock: (b) => live.push(b), onDrop: (e) => live.drop(e) });
       head = await call((s) => source.head(s));

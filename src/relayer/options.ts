@@ -40,8 +40,10 @@ export interface RelayerLimits {
   readonly drainMs: number;
   /** A transaction is broadcast only while the route's lease has at least this long left. */
   readonly leaseMarginMs: number;
-  /** Deadline of one RPC call the engine makes itself (head, a manual relay's block). */
+  /** Deadline of one RPC call the engine makes itself (head, a range of logs, messageReceived, a manual relay's block). */
   readonly rpcTimeoutMs: number;
+  /** Deadline of one aggregation (signing a message for its destination). */
+  readonly signTimeoutMs: number;
   /** With no live block for this long, the engine asks the head and catches up any gap. */
   readonly idleCheckMs: number;
   /** Delivered and skipped messages are forgotten this long after their last change. */
@@ -61,6 +63,7 @@ export const DEFAULT_RELAYER_LIMITS: RelayerLimits = {
   drainMs: 30_000,
   leaseMarginMs: 2_000,
   rpcTimeoutMs: 15_000,
+  signTimeoutMs: 30_000,
   idleCheckMs: 30_000,
   pruneAfterMs: 7 * 24 * 3600_000,
   pruneEveryMs: 3600_000,

@@ -76,9 +76,10 @@ export class RouteRunner {
   }
 
   /** Queues a message for delivery now (a manual relay of a parked one brings it forward). */
-  enqueue(id: Hex): void {
+  enqueue(id: Hex, now = false): void {
     if (!this.term || this.stopping || this.queued.has(id) || this.inFlight.has(id)) return;
     const timer = this.retrying.get(id);
+    if (timer && !now) return; // waiting out its backoff
     if (timer) {
       clearTimeout(timer);
       this.retrying.delete(id);
@@ -93,11 +94,13 @@ export class RouteRunner {
     while (this.backlog() >= this.ctx.limits.maxBacklog) {
       signal.throwIfAborted();
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 1_000); // a deadline on every wait; the loop checks again
-        this.roomWaiters.push(() => {
+        const wake = (): void => {
           clearTimeout(timer);
+          this.roomWaiters = this.roomWaiters.filter((w) => w !== wake);
           resolve();
-        });
+        };
+        const timer = setTimeout(wake, 1_000); // a deadline on every wait; the loop checks again
+        this.roomWaiters.push(wake);
       });
     }
   }
@@ -175,9 +178,18 @@ export class RouteRunner {
     for (const r of records) if (this.backlog() < limit) this.enqueue(r.message.warpMessageId);
   }
 
+  /**
+   * Parked messages whose time has come, and in-progress ones nobody here has queued (a manual
+   * relay taken by a standby, a previous lease holder's leftovers), go into the queue.
+   */
   private async scanParked(signal: AbortSignal): Promise<void> {
     try {
       const now = this.ctx.now();
+      const waiting = await this.ctx.store.list({ route: this.ctx.route.id, statuses: IN_PROGRESS, limit: this.ctx.limits.maxBacklog });
+      for (const r of waiting) {
+        if (signal.aborted || this.backlog() >= this.ctx.limits.maxBacklog) break;
+        this.enqueue(r.message.warpMessageId);
+      }
       const parked = await this.ctx.store.list({ route: this.ctx.route.id, statuses: ['parked'], limit: PARKED_SCAN_LIMIT });
       if (signal.aborted) return;
       this.parkedIds.clear();
