@@ -44,6 +44,14 @@ describe('file store on disk', () => {
     await again.close();
   });
 
+  it('refuses a second opener while the first holds the file, and takes over from a dead one', async () => {
+    const path = tempPath();
+    const store = await openFileStore({ path });
+    await expect(openFileStore({ path })).rejects.toThrow(/in use by process/);
+    await store.close();
+    await (await openFileStore({ path })).close();
+  });
+
   it('drops a torn last line (a crash mid-append) and keeps appending cleanly', async () => {
     const path = tempPath();
     const store = await openFileStore({ path });
@@ -117,7 +125,7 @@ describe('file store on disk', () => {
     await reopened.close();
   });
 
-  it('loses no acknowledged write when its writer is killed with SIGKILL mid-stream', async () => {
+  it('loses no acknowledged write when its writer is killed with SIGKILL mid-stream (and its lock is taken over)', async () => {
     const path = tempPath();
     const child = spawn(process.execPath, [...tsExecArgv(), packagePath('test/relayer/store-writer.ts'), path, '600'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const acked = new Map<Hex, number>();

@@ -14,6 +14,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Hex, MessageRecord, MessageStatus, RelayerStore } from '../ports.js';
 import { AppendLog, scanLog, type PendingLine } from './append-log.js';
+import { lockFile } from './file-lock.js';
 import { isFinished, recordFromJson, recordToJson } from './record-codec.js';
 
 export interface FileStoreOptions {
@@ -40,6 +41,16 @@ const DEFAULT_COMPACT_AFTER = 64 * 1024 * 1024;
 
 export async function openFileStore(options: FileStoreOptions): Promise<RelayerStore & { readonly logBytes: () => number }> {
   await mkdir(dirname(options.path), { recursive: true });
+  const unlock = await lockFile(`${options.path}.lock`);
+  try {
+    return await openLocked(options, unlock);
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
+}
+
+async function openLocked(options: FileStoreOptions, unlock: () => Promise<void>): Promise<RelayerStore & { readonly logBytes: () => number }> {
   const entries = new Map<Hex, Entry>();
   const checkpoints = new Map<string, number>();
   const byTeleporterId = new Map<Hex, Hex>();
@@ -59,7 +70,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<RelayerS
       })
     : 0;
   const log = await AppendLog.open(options.path, validEnd);
-  return new FileStore(log, entries, checkpoints, byTeleporterId, options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER);
+  return new FileStore(log, entries, checkpoints, byTeleporterId, options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER, unlock);
 
   function forget(id: Hex): void {
     const entry = entries.get(id);
@@ -91,6 +102,7 @@ class FileStore implements RelayerStore {
     private readonly checkpoints: Map<string, number>,
     private readonly byTeleporterId: Map<Hex, Hex>,
     private readonly compactAfterBytes: number,
+    private readonly unlock: () => Promise<void>,
   ) {
     this.nextCompactionCheck = compactAfterBytes;
   }
@@ -161,6 +173,7 @@ class FileStore implements RelayerStore {
   async close(): Promise<void> {
     await this.compacting;
     await this.log.close();
+    await this.unlock();
   }
 
   /** Applies the new version in memory now (so conditional updates see it at once), durable when resolved. */
