@@ -200,3 +200,23 @@ describe('relayer engine: bounds', () => {
     await eventually('the bad one parked', async () => (await statusOf(h, poison.warpMessageId)) === 'parked');
   });
 });
+
+describe('relayer engine: the checkpoint rule', () => {
+  it('never passes a block before each of its messages has a durable state', async () => {
+    const inner = createMemoryStore();
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const store = { ...inner, insert: async (...args: Parameters<typeof inner.insert>) => (await gate, inner.insert(...args)) };
+    const h = started(harness({ store }));
+    h.source.mine();
+    const [m] = h.source.mine([{}]);
+    h.source.mine();
+    await h.relayer.start();
+    await eventually('its range read', () => h.source.ranges.length > 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await inner.checkpoint(ROUTE)).toBeLessThan(2);
+    open();
+    await eventually('past it once stored', async () => (await inner.checkpoint(ROUTE)) === 3);
+    await eventually('delivered', async () => (await statusOf(h, m!.warpMessageId)) === 'delivered');
+  });
+});
