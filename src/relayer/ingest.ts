@@ -81,8 +81,8 @@ export async function runIngest(ctx: IngestContext, signal: AbortSignal): Promis
       head = await call((s) => source.head(s));
       let checkpoint = await startingCheckpoint();
       ctx.checkpointed(checkpoint, Math.max(head, checkpoint));
+      ctx.problem(undefined); // both chains answered: the route runs (its lag shows the catch-up)
       if (head > checkpoint) checkpoint = await catchUp(checkpoint + 1, head);
-      ctx.problem(undefined);
       failures = 0;
       ctx.logger.info({ route: route.id, checkpoint, head }, 'relayer: route caught up, following live blocks');
       for (;;) {
