@@ -120,8 +120,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 }
 
 /**
- * The config with secrets replaced, for logs and the startup line: the API key, and any
- * credentials or query string in a URL (node providers often put their key there).
+ * The config with secrets replaced, for logs and the startup line: the API key, the manual relay
+ * token, and any credentials or query string in a URL (node providers often put their key there).
  */
 export function redactConfig(config: Config): Config {
   const u = config.upstreams;
@@ -135,6 +135,12 @@ export function redactConfig(config: Config): Config {
     },
     peers: config.peers.map((p) => ({ url: redactUrl(p.url)! })),
     redis: { ...config.redis, url: redactUrl(config.redis.url) },
+    // The keys are only where they are (a file, a variable); URLs may carry a provider's key.
+    relayer: {
+      ...config.relayer,
+      chains: config.relayer.chains.map((c) => ({ ...c, rpcUrl: redactUrl(c.rpcUrl), ...(c.wsUrl === undefined ? {} : { wsUrl: redactUrl(c.wsUrl) }) })),
+      manualRelayToken: config.relayer.manualRelayToken ? '[redacted]' : null,
+    },
   };
 }
 
