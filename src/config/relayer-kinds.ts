@@ -9,13 +9,13 @@ import { fromJsonEnv, kind, problem, url } from './kinds.js';
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** Why `text` is not a 20-byte EVM address (0x and 40 hex digits), or undefined. */
-export function addressProblem(text: unknown): string | undefined {
+function addressProblem(text: unknown): string | undefined {
   if (typeof text !== 'string') return 'must be an address (0x and 40 hex digits)';
   return ADDRESS.test(text) ? undefined : `'${text.slice(0, 100)}' is not an address (0x and 40 hex digits)`;
 }
 
 /** An EVM address, kept lower case: `0x…` (20 bytes). */
-export function addressSchema() {
+function addressSchema() {
   return z
     .string({ error: 'must be an address (0x and 40 hex digits)' })
     .check((ctx) => {
@@ -78,7 +78,7 @@ export function relayerChainList() {
 const startHeight = z.union([z.literal('head'), z.int().min(0).max(Number.MAX_SAFE_INTEGER)], { error: 'must be "head" or a block number' });
 
 /** The default cap on a message's requiredGasLimit (a route's maxRequiredGasLimit). */
-export const DEFAULT_MAX_REQUIRED_GAS_LIMIT = 2_000_000;
+const DEFAULT_MAX_REQUIRED_GAS_LIMIT = 2_000_000;
 
 /**
  * Routes: `[{"source", "destination", "allowedOriginSenders", "allowedDestinations",

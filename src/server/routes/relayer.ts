@@ -15,7 +15,7 @@ import { parseUnsignedMessage } from '../../warp/unsigned-message.js';
 import { ICM } from '../dialects.js';
 import { BadRequestError, HttpError, parseField, sendError } from '../errors.js';
 
-export interface RelayerRouteDeps {
+interface RelayerRouteDeps {
   control: RelayerControl;
   /** relayer.manualRelayToken: null, the manual relay API is off. */
   token: string | null;
@@ -25,12 +25,12 @@ export interface RelayerRouteDeps {
 }
 
 /** The routes' path prefix: requests under it are answered in icm-services' error shape. */
-export const RELAY_PATH = '/relay';
+const RELAY_PATH = '/relay';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** A record as JSON: bigints as decimal strings, everything else as stored. */
-export function recordJson(record: MessageRecord): Record<string, unknown> {
+function recordJson(record: MessageRecord): Record<string, unknown> {
   return JSON.parse(JSON.stringify(record, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Record<string, unknown>;
 }
 
