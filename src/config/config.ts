@@ -88,9 +88,12 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const problems: string[] = [];
   const keys = Object.keys(SCHEMA).filter(isConfigKey);
   const values = new Map<ConfigKey, unknown>(keys.map((k) => [k, structuredClone(SCHEMA[k].default)]));
+  /** Top-level sections (`relayer`, `aggregation`, …) with a value that failed its check. */
+  const failedSections = new Set<string>();
   const take = (key: ConfigKey, raw: unknown, source: 'file' | 'env'): void => {
     const checked = checkValue(key, raw, source, problems);
     if (checked) values.set(key, checked.value);
+    else failedSections.add(key.split('.')[0]!);
   };
 
   const file = opts.file ?? env.WARPGATE_CONFIG;
@@ -114,7 +117,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const nested: Record<string, unknown> = {};
   for (const [key, value] of values) setPath(nested, key, value);
   const config = CONFIG_SCHEMA.safeParse(nested);
-  if (!config.success) problems.push(...problemLines('', config.error.issues));
+  // A rule between keys of a section where a value failed would judge the default standing in
+  // for it (a route "naming a chain not listed" because the chains were refused): only the
+  // failed value is reported; its section's rules are checked once it is fixed.
+  if (!config.success) problems.push(...problemLines('', config.error.issues.filter((i) => !failedSections.has(String(i.path[0])))));
   if (!config.success || problems.length > 0) throw new ConfigError(problems);
   return config.data;
 }
