@@ -5,6 +5,7 @@ import { UsageError } from './cli/args.js';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> }> = {
   serve: { summary: 'run the service (no config: on an embedded devnet)', load: () => import('./cli/serve.js') },
+  relay: { summary: 'relay Teleporter messages along relayer.routes (docs/relayer.md)', load: () => import('./cli/relay.js') },
   devnet: { summary: 'run a whole local network: P-Chain node, signer peers, the service', load: () => import('./cli/devnet.js') },
   signer: { summary: 'run the validator-side signer peer', load: () => import('./cli/signer.js') },
   keygen: { summary: 'write a new signer.key (--out) or staking certificate and key (--staking)', load: () => import('./cli/keygen.js') },

@@ -8,6 +8,7 @@ import { startDevnet } from '../devnet/devnet.js';
 import { describe, secondSignalNote } from './devnet.js';
 import { firstShutdownSignal } from './signals.js';
 import { intOption, parseArgs } from './args.js';
+import { RELAYER_PARTS } from './relayer-parts.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { options } = parseArgs(
@@ -19,7 +20,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(
       'usage: warpgate serve [--config FILE] [--port P] [--log-format auto|json|pretty]\n' +
         '  without a config file (--config or WARPGATE_CONFIG) it serves an embedded devnet\n' +
-        '  --log-format  logFormat: auto (the default) writes pretty lines on a terminal, JSON otherwise\n',
+        '  --log-format  logFormat: auto (the default) writes pretty lines on a terminal, JSON otherwise\n' +
+        '  with relayer.routes in the config it also relays Teleporter messages (docs/relayer.md; warpgate relay runs the relayer alone)\n',
     );
     return 0;
   }
@@ -45,7 +47,8 @@ export async function run(argv: string[]): Promise<number> {
   const config = loadOrReport({ file, overrides });
   if (!config) return 2;
   const signalled = firstShutdownSignal(secondSignalNote);
-  const service = await reportConfigProblems(startService(config, { l1: l1MessageBuilder }));
+  // With relayer.routes the service relays too (docs/relayer.md).
+  const service = await reportConfigProblems(startService(config, { l1: l1MessageBuilder, relayer: RELAYER_PARTS }));
   if (!service) return 2;
   await signalled;
   await service.close();
@@ -53,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** What `starting` resolves to, or undefined after printing the problems of a ConfigError it threw (a port in use, say). */
-async function reportConfigProblems<T>(starting: Promise<T>): Promise<T | undefined> {
+export async function reportConfigProblems<T>(starting: Promise<T>): Promise<T | undefined> {
   try {
     return await starting;
   } catch (err) {
@@ -64,7 +67,7 @@ async function reportConfigProblems<T>(starting: Promise<T>): Promise<T | undefi
 }
 
 /** The config, or undefined after printing one line per problem (the caller exits 2). */
-function loadOrReport(opts: Parameters<typeof loadConfig>[0]): Config | undefined {
+export function loadOrReport(opts: Parameters<typeof loadConfig>[0]): Config | undefined {
   try {
     return loadConfig(opts);
   } catch (err) {

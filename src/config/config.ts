@@ -88,9 +88,12 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const problems: string[] = [];
   const keys = Object.keys(SCHEMA).filter(isConfigKey);
   const values = new Map<ConfigKey, unknown>(keys.map((k) => [k, structuredClone(SCHEMA[k].default)]));
+  /** Top-level sections (`relayer`, `aggregation`, …) with a value that failed its check. */
+  const failedSections = new Set<string>();
   const take = (key: ConfigKey, raw: unknown, source: 'file' | 'env'): void => {
     const checked = checkValue(key, raw, source, problems);
     if (checked) values.set(key, checked.value);
+    else failedSections.add(key.split('.')[0]!);
   };
 
   const file = opts.file ?? env.WARPGATE_CONFIG;
@@ -114,14 +117,17 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const nested: Record<string, unknown> = {};
   for (const [key, value] of values) setPath(nested, key, value);
   const config = CONFIG_SCHEMA.safeParse(nested);
-  if (!config.success) problems.push(...problemLines('', config.error.issues));
+  // A rule between keys of a section where a value failed would judge the default standing in
+  // for it (a route "naming a chain not listed" because the chains were refused): only the
+  // failed value is reported; its section's rules are checked once it is fixed.
+  if (!config.success) problems.push(...problemLines('', config.error.issues.filter((i) => !failedSections.has(String(i.path[0])))));
   if (!config.success || problems.length > 0) throw new ConfigError(problems);
   return config.data;
 }
 
 /**
- * The config with secrets replaced, for logs and the startup line: the API key, and any
- * credentials or query string in a URL (node providers often put their key there).
+ * The config with secrets replaced, for logs and the startup line: the API key, the manual relay
+ * token, and any credentials or query string in a URL (node providers often put their key there).
  */
 export function redactConfig(config: Config): Config {
   const u = config.upstreams;
@@ -135,6 +141,12 @@ export function redactConfig(config: Config): Config {
     },
     peers: config.peers.map((p) => ({ url: redactUrl(p.url)! })),
     redis: { ...config.redis, url: redactUrl(config.redis.url) },
+    // The keys are only where they are (a file, a variable); URLs may carry a provider's key.
+    relayer: {
+      ...config.relayer,
+      chains: config.relayer.chains.map((c) => ({ ...c, rpcUrl: redactUrl(c.rpcUrl), ...(c.wsUrl === undefined ? {} : { wsUrl: redactUrl(c.wsUrl) }) })),
+      manualRelayToken: config.relayer.manualRelayToken ? '[redacted]' : null,
+    },
   };
 }
 

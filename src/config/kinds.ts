@@ -16,10 +16,10 @@ export interface Kind<S extends z.ZodType> {
   fromEnv: z.ZodType<z.output<S>, string>;
 }
 
-const problem = (message: string, input: unknown): z.core.$ZodRawIssue => ({ code: 'custom', message, input });
+export const problem = (message: string, input: unknown): z.core.$ZodRawIssue => ({ code: 'custom', message, input });
 
 /** Environment strings read into JSON values by `coerce`, then checked by `schema`. */
-function kind<S extends z.ZodType>(schema: S, type: string, coerce: (raw: string) => unknown): Kind<S> {
+export function kind<S extends z.ZodType>(schema: S, type: string, coerce: (raw: string) => unknown): Kind<S> {
   return { schema, type, fromEnv: z.string().transform(coerce).pipe(schema) };
 }
 
@@ -92,7 +92,7 @@ interface UrlRules {
  * A URL the service can use as given, kept in its normalized form (what every client of it then
  * sees) without a trailing slash. A fragment is never sent, so it is always a mistake.
  */
-function url(rules: UrlRules) {
+export function url(rules: UrlRules) {
   const { protocols } = rules;
   return z.string({ error: `must be a URL (${protocols.join(' or ')})` }).transform((value, ctx) => {
     const fail = (why: string): never => {
@@ -221,7 +221,7 @@ export function peerList() {
 }
 
 /** JSON from a WARPGATE_* variable, then checked by `schema` (lists of objects). */
-function fromJsonEnv<S extends z.ZodType>(schema: S, example: string) {
+export function fromJsonEnv<S extends z.ZodType>(schema: S, example: string) {
   return z
     .string()
     .transform((raw, ctx): unknown => {

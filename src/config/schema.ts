@@ -25,6 +25,7 @@ import {
   urlPathProblem,
   type Kind,
 } from './kinds.js';
+import { optionalAddress, optionalToken, relayerChainList, relayerKeyList, relayerRouteList } from './relayer-kinds.js';
 
 /** What the configuration table (docs/configuration.md) and the loader know about one key besides its schema. */
 interface SettingMeta {
@@ -182,17 +183,47 @@ export const CONFIG_SCHEMA = z
       trackedValidators: setting(int(1, 1_000_000), 10_000, 'signer keys whose last answer and penalties the status page remembers (the least recently heard from are forgotten first)'),
       refreshMs: setting(int(250, 600_000), 2000, 'how often the status page asks again; /status.json answers every asker within this interval from one look'),
     }),
+    relayer: z.strictObject({
+      chains: setting(relayerChainList(), [], 'the chains the relayer reads and delivers to (docs/relayer.md): blockchainId (cb58), rpcUrl (JSON-RPC, …/ext/bc/{id}/rpc), wsUrl (WebSocket, live logs; optional), teleporterAddress (the TeleporterMessenger there)'),
+      routes: setting(relayerRouteList(), [], 'what is relayed: source and destination (blockchain IDs of relayer.chains), allowedOriginSenders and allowedDestinations (addresses; empty: any), maxRequiredGasLimit (a message asking more is skipped; default 2000000), startHeight ("head", the default, or a block number: where a route without a checkpoint starts). None: no relayer runs'),
+      keys: setting(relayerKeyList(), [], 'where the delivery keys are (hex secp256k1 private keys): {"file": "/path"} or {"env": "VARIABLE"}; each key has its own nonces. The keys themselves are never in the config, never logged'),
+      rewardAddress: setting(optionalAddress(), null, "Teleporter's relayerRewardAddress on deliveries (fees paid to the relayer go there); null: the delivering key's own address"),
+      maxFeePerGasGwei: setting(int(1, 1_000_000), 500, 'the highest maxFeePerGas a delivery (or a fee bump of one) offers, in gwei (nAVAX on the C-Chain)'),
+      receiptTimeoutMs: setting(int(1000, 3_600_000), 60_000, 'how long a delivery waits for its receipt before bumping the fee (up to maxFeePerGasGwei) or retrying later'),
+      maxInFlight: setting(int(1, 10_000), 32, 'messages being signed or delivered at once, all routes together'),
+      maxBacklog: setting(int(1, 10_000_000), 10_000, 'messages held in memory waiting for a slot; past it the source is not read further until it drains (the checkpoint keeps the rest)'),
+      catchUpBlocks: setting(int(1, 100_000), 1000, 'blocks per eth_getLogs call when catching up from a checkpoint'),
+      rpcConcurrency: setting(int(1, 1000), 4, 'RPC calls to one chain at once'),
+      storePath: setting(string(), 'warpgate-relayer', "where the embedded store keeps the messages' states and the checkpoints (created if absent; survives kill -9). With redis.url the store is Redis instead (docs/relayer.md)"),
+      pruneAfterMs: setting(int(60_000, 31_536_000_000), 604_800_000, 'delivered and skipped messages are forgotten this long after their last update'),
+      manualRelayToken: setting(optionalToken(), null, 'bearer token of the manual relay API (POST /relay, POST /relay/message), which spends gas; null: the API is off. Never served in publicMode'),
+      lowBalanceGwei: setting(int(0, Number.MAX_SAFE_INTEGER), 1_000_000_000, 'a delivery key whose balance on a destination falls below this (gwei) is reported by a warning and warpgate_relayer_key_low_balance'),
+    }),
     shutdownGraceMs: setting(int(0, 600_000), 10_000, 'how long shutdown waits for in-flight aggregations'),
   })
   .check((ctx) => {
     const { aggregation, limits, p2p } = ctx.value;
-    const fail = (path: string[], message: string): void => void ctx.issues.push({ code: 'custom', path, message, input: ctx.value });
+    const fail = (path: (string | number)[], message: string): void => void ctx.issues.push({ code: 'custom', path, message, input: ctx.value });
     if (aggregation.requestTimeoutMs > aggregation.deadlineMs) fail(['aggregation', 'requestTimeoutMs'], 'must not exceed aggregation.deadlineMs');
     // Node's HTTP server would never apply a headers timeout longer than the whole-request one.
     if (limits.headersTimeoutMs > limits.requestTimeoutMs) fail(['limits', 'headersTimeoutMs'], 'must not exceed limits.requestTimeoutMs');
     if ((p2p.tlsCertFile === null) !== (p2p.tlsKeyFile === null)) fail(['p2p', p2p.tlsCertFile === null ? 'tlsCertFile' : 'tlsKeyFile'], 'p2p.tlsCertFile and p2p.tlsKeyFile are set together or not at all');
     if (p2p.reconnectMaxMs < p2p.reconnectMinIntervalMs) fail(['p2p', 'reconnectMaxMs'], 'must not be below p2p.reconnectMinIntervalMs');
+    relayerProblems(ctx.value.relayer, fail);
   });
+
+/** The rules between the relayer's keys: routes between listed chains, and a key to pay with. */
+function relayerProblems(
+  relayer: { chains: readonly { blockchainId: string }[]; routes: readonly { source: string; destination: string }[]; keys: readonly unknown[] },
+  fail: (path: (string | number)[], message: string) => void): void {
+  const chains = new Set(relayer.chains.map((c) => c.blockchainId));
+  relayer.routes.forEach((route, i) => {
+    for (const end of ['source', 'destination'] as const) {
+      if (!chains.has(route[end])) fail(['relayer', 'routes', i, end], `${route[end]} is not a chain of relayer.chains`);
+    }
+  });
+  if (relayer.routes.length > 0 && relayer.keys.length === 0) fail(['relayer', 'keys'], 'relayer.routes needs at least one key to deliver with');
+}
 
 export type Config = z.output<typeof CONFIG_SCHEMA>;
 

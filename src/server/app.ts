@@ -12,6 +12,8 @@ import { mountAggregationRoutes, type AggregationRouteDeps } from './routes/aggr
 import { mountOpsRoutes, type HttpMetrics, type ReadinessCheck } from './routes/ops.js';
 import { mountStatusRoutes, type StatusSource } from './routes/status.js';
 import { mountOpenApiRoute } from './routes/openapi.js';
+import { mountRelayerRoutes } from './routes/relayer.js';
+import type { RelayerControl } from '../relayer/ports.js';
 import { PACKAGE_VERSION } from '../util/package-info.js';
 import { cutPeerText, MAX_QUOTED_CHARS } from '../util/peer-text.js';
 import { hostCheck, setSecurityHeaders } from './edge.js';
@@ -22,6 +24,10 @@ interface AppDeps extends AggregationRouteDeps {
   /** The status page's report; none: no status page (publicMode). */
   status?: StatusSource;
   proxyRouter?: Router;
+  /** A running relayer (relayer.routes): its manual relay API and message lookups (routes/relayer.ts). */
+  relayer?: RelayerControl;
+  /** False for `warpgate relay`: the relayer's port serves no aggregation API (default true). */
+  aggregationApi?: boolean;
 }
 
 function requestLogger(logger: Logger) {
@@ -94,7 +100,10 @@ export function createApp(deps: AppDeps): express.Express {
   mountStatusRoutes(app, deps.status);
   // publicMode: the document does not point at the signers' door.
   mountOpenApiRoute(app, { version: PACKAGE_VERSION, statusPage: deps.status !== undefined, metrics: metricsHere, peerPath: config.publicMode ? undefined : config.peerPath });
-  mountAggregationRoutes(app, deps);
+  if (deps.relayer) {
+    mountRelayerRoutes(app, { control: deps.relayer, token: config.relayer.manualRelayToken, publicMode: config.publicMode, bodyBytes: config.limits.bodyBytes, logger });
+  }
+  if (deps.aggregationApi !== false) mountAggregationRoutes(app, deps);
   if (deps.proxyRouter) app.use(deps.proxyRouter);
 
   app.use((req, res) => {

@@ -64,7 +64,10 @@ export const ICM: Dialect = {
 /** icm-services' one endpoint. */
 export const ICM_PATH = '/aggregate-signatures';
 
-/** The dialect a request's errors are answered in: icm-services' on its endpoint, the Data API's anywhere else. */
+/** The relayer's manual relay API and message lookups (routes/relayer.ts): icm-services' relayer paths. */
+const RELAY_PATHS = /^\/relay(\/|$)/;
+
+/** The dialect a request's errors are answered in: icm-services' on its endpoints (the aggregator's and the relayer's), the Data API's anywhere else. */
 export function dialectOfPath(path: string): Dialect {
-  return path === ICM_PATH ? ICM : GLACIER;
+  return path === ICM_PATH || RELAY_PATHS.test(path) ? ICM : GLACIER;
 }

@@ -20,6 +20,7 @@ import {
   type NodeErrorKind,
 } from '../node/errors.js';
 import { L1RequestError, type L1RequestErrorKind } from '../l1/errors.js';
+import { RelayerError, type RelayerErrorCode } from '../relayer/errors.js';
 import { bodyParserProblem } from './body-errors.js';
 import { GLACIER, type Dialect } from './dialects.js';
 
@@ -85,6 +86,24 @@ const L1_REQUEST_STATUS: Record<L1RequestErrorKind, 400 | 404> = {
   'bad-justification': 400,
 };
 
+/**
+ * What the relayer could not take: a message no route allows is refused (403: the operator's
+ * routes decide, retrying cannot help), one that is not where the request says is 404, a
+ * relayer stopping, no longer holding the route's lease (another replica does) or not reaching a
+ * chain is 503, a record another writer changed first is 409.
+ */
+const RELAYER_ERROR_STATUS: Record<RelayerErrorCode, 400 | 403 | 404 | 409 | 503> = {
+  'bad-message': 400,
+  'no-route': 403,
+  'not-found': 404,
+  conflict: 409,
+  stopping: 503,
+  'lease-lost': 503,
+  unavailable: 503,
+  // A route the relayer was built without is the operator's configuration, not the caller's.
+  config: 503,
+};
+
 const aboutHeight = (err: Error, heightField: string): Answer => ({ status: 400, message: `${heightField}: ${err.message}` });
 
 /**
@@ -118,6 +137,7 @@ const ERROR_TABLE: ReadonlyMap<unknown, ToAnswer<Error>> = new Map([
   row(UnknownSubnetError, (e) => ({ status: 404, message: e.message })),
   row(L1RequestError, (e) => ({ status: L1_REQUEST_STATUS[e.kind], message: e.message })),
   row(NodeError, (e) => ({ status: NODE_ERROR_STATUS[e.kind], message: e.message })),
+  row(RelayerError, (e) => ({ status: RELAYER_ERROR_STATUS[e.code], message: e.message, headers: RELAYER_ERROR_STATUS[e.code] === 503 ? { 'retry-after': '5' } : ({} as Record<string, string>) })),
 ]);
 
 function tableRowOf(err: object): ToAnswer<Error> | undefined {

@@ -36,6 +36,7 @@ import { SignerRouting } from './signer-routing.js';
 import { StatusModel, type StatusTransport } from './status.js';
 import { openSharedState } from './shared-state.js';
 import { openValidatorSets, p2pEnabled } from './validator-sets.js';
+import { lateControl, relayerConfigured, relayerKeys, relayerStatus, startRelayer, withRelayerReadiness, type RelayerParts, type RunningRelayerService } from './relayer.js';
 
 export interface Service {
   url: string;
@@ -47,6 +48,8 @@ export interface Service {
   p2p: P2PTransport | null;
   /** The port of the metrics listener (metrics.port); undefined when /metrics is on the main port or off. */
   metricsPort?: number;
+  /** The relayer, when the config has relayer.routes. */
+  relayer?: RunningRelayerService;
   /** Both transports as the aggregator sees them. */
   routing: SignerRouting;
   aggregator: Aggregator;
@@ -72,6 +75,10 @@ export interface ServiceOptions {
    * port before its validators start listening on ports the kernel picks.
    */
   listener?: NetServer;
+  /** The relayer's parts (engine, EVM adapters, store): needed when the config has relayer.routes. */
+  relayer?: RelayerParts;
+  /** `warpgate relay`: the port serves the relayer (manual relay, message states, /health, /ready, /metrics, the status page), no aggregation API or forwarded endpoints. */
+  relayOnly?: boolean;
 }
 
 type AggregatorEvents = NonNullable<AggregatorOptions['events']>;
@@ -86,6 +93,10 @@ function allOf(...listeners: AggregatorEvents[]): AggregatorEvents {
 
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const logger = opts.logger ?? createLogger(config.logLevel, 1, config.logFormat);
+  // Before anything starts: a delivery key that is not there ends the start (a ConfigError, exit 2).
+  const keys = relayerKeys(config);
+  if (relayerConfigured(config) && !opts.relayer) throw new Error('relayer.routes is set but this build was given no relayer parts');
+  const relayerSlot = relayerConfigured(config) ? lateControl() : undefined;
   const metrics = new Metrics();
   metrics.readinessQuorumPercent.set(config.readiness.quorumPercentage);
   const status = new StatusModel({
@@ -185,7 +196,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const transports: StatusTransport[] = [{ name: 'websocket', connectedCount: () => peers.connectedKeys().length, isConnected: (v) => peers.isConnected(v.publicKeyHex) }];
   if (p2p) transports.push({ name: 'p2p', connectedCount: () => p2p.connectedCount(), isConnected: (v) => v.nodeIds.some((id) => p2p.isConnected(id)) });
   status.readLiveFrom({
-    readiness: () => readiness.checkHeld(),
+    readiness: withRelayerReadiness(() => readiness.checkHeld(), relayerSlot?.control),
     heldSet: (id) => directory.heldSet(id),
     transports,
     answers,
@@ -194,6 +205,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     cache: () => ({ ...cache.size, maxMessages: config.signatureCache.maxMessages, maxSignatures: config.signatureCache.maxSignatures }),
     workers: () => ({ threads: pool.threads, queued: pool.backlog, maxQueue: config.workers.maxQueue }),
     sharedState: shared ? () => shared.metrics.snapshot() : undefined,
+    relayer: relayerSlot ? () => relayerStatus(relayerSlot.control, relayer?.metrics) : undefined,
   });
 
   const app = createApp({
@@ -201,10 +213,12 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     aggregator,
     metrics,
     logger,
-    readiness: () => readiness.check(),
+    readiness: withRelayerReadiness(() => readiness.check(), relayerSlot?.control),
     // publicMode serves what the public API server does: no page about this service's peers.
     status: config.publicMode ? undefined : { report: () => status.report(), refreshMs: config.status.refreshMs },
-    proxyRouter: proxy.router,
+    proxyRouter: opts.relayOnly ? undefined : proxy.router,
+    relayer: relayerSlot?.control,
+    aggregationApi: !opts.relayOnly,
     l1: node && opts.l1 ? opts.l1(node) : undefined,
     nodeNetworkId: node?.nodeNetworkId,
     budgets: shared?.state.budgets,
@@ -216,12 +230,23 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
 
   let port: number;
   let metricsPort: number | undefined;
+  let relayer: RunningRelayerService | undefined;
   try {
     port = await listen(server, config, opts.listener);
     if (metricsServer) metricsPort = await listen(metricsServer, { host: config.metrics.host, port: config.metrics.port!, keys: ['metrics.port', 'metrics.host'] });
     peers.start();
     // In the background: it waits for the node's network ID, however long the node takes.
     p2p?.start();
+    if (relayerSlot) {
+      relayer = await startRelayer(config, {
+        parts: opts.relayer!,
+        keys,
+        signing: { aggregate: (req, o) => aggregator.aggregate(req, o), signingSubnetFor: (id, r) => sets.signingSubnetFor(id, r), deadlineMs: config.aggregation.deadlineMs },
+        registry: metrics.registry,
+        logger,
+      });
+      relayerSlot.set(relayer.control);
+    }
   } catch (err) {
     // A port in use must end the process, not leave worker threads and upstream sockets alive;
     // nothing may stay listening or running behind a failed start.
@@ -261,10 +286,14 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       gate.begin();
       const stopped = stopListening(server);
       server.closeIdleConnections();
+      // The relayer takes no new messages and drains its deliveries while requests finish.
+      const relayerStopped = relayer?.stop().catch((err: unknown) => logger.error({ err }, 'the relayer did not stop cleanly'));
       // In-flight requests (aggregations above all) finish and are flushed, up to the grace period.
       const drained = await gate.drained(config.shutdownGraceMs);
       if (!drained) logger.warn({ inFlightRequests: gate.inFlight, graceMs: config.shutdownGraceMs }, 'grace period over: cutting in-flight requests');
       server.closeAllConnections();
+      await relayerStopped;
+      relayerSlot?.set(undefined);
       stopRefresh();
       routing.close();
       if (metricsServer) metricsServer.closeAllConnections();
@@ -273,5 +302,5 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       logger.info('stopped');
     })());
 
-  return { url, port, ...(metricsPort === undefined ? {} : { metricsPort }), server, peers, p2p, routing, aggregator, pool, metrics, logger, pchain: node?.pchain ?? null, sets, close };
+  return { url, port, ...(metricsPort === undefined ? {} : { metricsPort }), ...(relayer ? { relayer } : {}), server, peers, p2p, routing, aggregator, pool, metrics, logger, pchain: node?.pchain ?? null, sets, close };
 }

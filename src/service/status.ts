@@ -11,7 +11,7 @@ import type { AggregationEvent } from '../aggregator/aggregator.js';
 import type { CanonicalSet } from '../validators/canonical-set.js';
 import { idToString, parseCb58Id } from '../warp/cb58.js';
 import { noSharedFigures } from './shared-metrics.js';
-import type { AggregationOutcome, RecentAggregation, SharedStateStatus, SilentValidator, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
+import type { AggregationOutcome, RecentAggregation, RelayerStatus, SharedStateStatus, SilentValidator, StatusReport, SubnetStatus, ValidatorStatus } from '../server/status/report.js';
 import type { AnswerTracker } from './answer-tracker.js';
 import { AggregationTimelineRing } from './aggregation-timeline.js';
 
@@ -49,6 +49,8 @@ interface StatusSources {
   workers: () => { threads: number; queued: number; maxQueue: number };
   /** Absent without redis.url. */
   sharedState?: () => SharedStateStatus;
+  /** Absent without relayer.routes. */
+  relayer?: () => RelayerStatus;
 }
 
 const NO_SHARED_STATE: SharedStateStatus = { state: 'disabled', reason: null, ...noSharedFigures() };
@@ -135,6 +137,7 @@ export class StatusModel {
       signatureCache: { ...src.cache(), hits: this.cacheHits, misses: this.cacheMisses },
       workers: src.workers(),
       sharedState: src.sharedState?.() ?? NO_SHARED_STATE,
+      ...(src.relayer ? { relayer: src.relayer() } : {}),
     };
   }
 

@@ -27,6 +27,20 @@ const SILENT_VALIDATORS: Schema = {
 };
 const nullable = (schema: Schema): Schema => ({ oneOf: [schema, { type: 'null' }] });
 
+/** A relayer route as /ready and the status page show it (relayer/ports.ts RouteState). */
+const RELAYER_ROUTE: Schema = strict(
+  {
+    id: { type: 'string', description: '<source blockchain ID>-><destination blockchain ID>' },
+    checkpoint: nullable({ type: 'integer', minimum: 0, description: 'every message in blocks at or below it has a durable state' }),
+    head: nullable({ type: 'integer', minimum: 0, description: "the source's newest accepted block as last seen" }),
+    held: { type: 'boolean', description: 'whether this relayer may deliver the route now (with Redis: holds its lease)' },
+    inFlight: { type: 'integer', minimum: 0 },
+    parked: { type: 'integer', minimum: 0 },
+    problem: { type: 'string', description: 'why the route does not run (an RPC that does not answer, a chain not there yet)' },
+  },
+  ['id', 'checkpoint', 'head', 'held'],
+);
+
 /** The quorum options as `names` spell them: the POST body fields, and the txHash GET's query. */
 export function quorumFields(names: FieldNames): Record<string, Schema> {
   const fields: Record<string, Schema> = {
@@ -116,6 +130,7 @@ export const SCHEMAS: Record<string, Schema> = {
         description:
           "with redis.url: 'connected', or 'shared state unavailable: …' with why (Redis down, wrong password). Not a reason to be unready: the replica serves with its own cache and per-replica rate limits, and rejoins by itself",
       },
+      relayer: strict({ ready: { type: 'boolean' }, routes: { type: 'array', items: RELAYER_ROUTE } }),
     },
     ['ready', 'reasons', 'subnets'],
   ),
@@ -169,7 +184,20 @@ export const SCHEMAS: Record<string, Schema> = {
       fallbacks: { type: 'integer', minimum: 0, description: 'operations done with local state because Redis could not be used' },
       commands: { type: 'integer', minimum: 0, description: 'Redis commands sent' },
     }),
-  }),
+    relayer: strict({
+      routes: { type: 'array', items: RELAYER_ROUTE, description: 'present only when the config has relayer.routes' },
+      delivered: { type: 'integer', minimum: 0, description: 'messages delivered since the start' },
+      skipped: { type: 'integer', minimum: 0 },
+      parked: { type: 'integer', minimum: 0, description: 'messages parked since the start (retried from the store on a slow schedule)' },
+      failed: { type: 'integer', minimum: 0 },
+      retries: { type: 'integer', minimum: 0 },
+      lowBalanceKeys: {
+        type: 'array',
+        items: strict({ chain: { type: 'string' }, address: { type: 'string' }, balanceWei: decimal('the balance last read, in wei') }),
+        description: 'delivery keys below relayer.lowBalanceGwei',
+      },
+    }),
+  }, ['version', 'startedAt', 'uptimeSeconds', 'refreshMs', 'ready', 'reasons', 'peers', 'subnets', 'aggregations', 'signatureCache', 'workers', 'sharedState']),
   SubnetStatus: strict(
     {
       subnetId: { type: 'string' },

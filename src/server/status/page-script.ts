@@ -138,6 +138,32 @@ ${STATUS_PAGE_CHART}
     return el('table', null, [el('thead', null, [head]), el('tbody', null, rows)]);
   }
 
+  // The relayer (only with relayer.routes): its counts, then one row per route.
+  function relayer(x) {
+    var low = x.lowBalanceKeys.map(function (k) { return short(k.address) + ' on ' + short(k.chain); }).join(', ');
+    var cards = el('div', { class: 'cards' }, [
+      card('Delivered', x.delivered, 'skipped ' + x.skipped + ', failed ' + x.failed + ', retries ' + x.retries, 'relayer-delivered'),
+      card('Parked', x.routes.reduce(function (a, r) { return a + r.parked; }, 0), 'retried from the store on a slow schedule', 'relayer-parked'),
+      card('Keys low on funds', x.lowBalanceKeys.length, low || 'none below relayer.lowBalanceGwei', 'relayer-low-keys'),
+    ]);
+    var head = el('tr', null, ['Route', 'State', 'Checkpoint', 'Lag', 'In flight', 'Parked'].map(function (h, i) {
+      return el('th', { class: i >= 2 ? 'num' : '', text: h });
+    }));
+    var rows = x.routes.map(function (r) {
+      var state = r.problem ? badge(r.problem, 'bad') : r.held ? badge('running', 'ok') : badge('standby', '');
+      var lag = r.checkpoint == null || r.head == null ? '—' : String(Math.max(0, r.head - r.checkpoint));
+      return el('tr', { 'data-route': r.id }, [
+        el('td', { class: 'id', title: r.id, text: r.id.split('->').map(short).join(' → ') }),
+        el('td', null, [state]),
+        el('td', { class: 'num', text: r.checkpoint == null ? '—' : String(r.checkpoint) }),
+        el('td', { class: 'num', text: lag }),
+        el('td', { class: 'num', text: String(r.inFlight) }),
+        el('td', { class: 'num', text: String(r.parked) }),
+      ]);
+    });
+    return el('section', { id: 'relayer' }, [cards, el('table', null, [el('thead', null, [head]), el('tbody', null, rows)])]);
+  }
+
   function render(r) {
     document.getElementById('version').textContent = 'v' + r.version;
     var ready = document.getElementById('ready');
@@ -148,6 +174,10 @@ ${STATUS_PAGE_CHART}
     if (!r.ready) parts.push(el('div', { class: 'problem' }, r.reasons.map(function (x) { return el('div', { text: x }); })));
     if (r.peers.silent.length > 0) parts.push(el('div', { class: 'problem', id: 'silent-validators' }, r.peers.silent.map(function (v) { return el('div', { text: v.nodeId + ' drops requests without an answer: ' + v.reason + '. Remedy: ' + v.remedy + '.' }); })));
     parts.push(summary(r));
+    if (r.relayer) {
+      parts.push(el('h2', { text: 'Relayer' }));
+      parts.push(relayer(r.relayer));
+    }
     parts.push(el('h2', { text: 'Last 15 minutes' }));
     parts.push(timelineCharts(r.aggregations.timeline));
     parts.push(el('h2', { text: 'Signing subnets: connected stake against quorum' }));

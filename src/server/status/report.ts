@@ -133,4 +133,27 @@ export interface StatusReport {
   signatureCache: { messages: number; signatures: number; maxMessages: number; maxSignatures: number; hits: number; misses: number };
   workers: { threads: number; queued: number; maxQueue: number };
   sharedState: SharedStateStatus;
+  /** The relayer's routes and counts: only when the config has relayer.routes. */
+  relayer?: RelayerStatus;
+}
+
+/** A relayer route on the status page (relayer/ports.ts RouteState, figures only). */
+export interface RelayerRouteStatus {
+  id: string;
+  checkpoint: number | null;
+  head: number | null;
+  held: boolean;
+  inFlight: number;
+  parked: number;
+  problem?: string;
+}
+
+export interface RelayerStatus {
+  routes: RelayerRouteStatus[];
+  delivered: number;
+  skipped: number;
+  parked: number;
+  failed: number;
+  retries: number;
+  lowBalanceKeys: { chain: string; address: string; balanceWei: string }[];
 }

@@ -1,0 +1,229 @@
+// Wiring the relayer (docs/relayer.md) into a running service from the config's `relayer`
+// section: its delivery keys (read before anything starts: a missing one is a ConfigError), one
+// source and one destination per chain, the store (embedded, or Redis with redis.url), the route
+// leases, SignMessage over the service's own aggregator (relayer-sign.ts), the metrics and the
+// readiness reasons. The parts themselves (engine, EVM adapters, stores) come in as factories:
+// the CLI passes the real ones, tests pass fakes of the ports.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '../config/config.js';
+import type { RelayerStatus } from '../server/status/report.js';
+import { loadRelayerKeys, type RelayerKey } from '../config/relayer-keys.js';
+import type { Hex, MessageDestination, MessageSource, RelayerControl, RelayerStore, RouteLeases, SignMessage } from '../relayer/ports.js';
+import { RelayerError } from '../relayer/errors.js';
+import { RelayerMetrics, type RelayerEvents } from './relayer-metrics.js';
+import { createSignMessage, type SigningDeps } from './relayer-sign.js';
+
+type RelayerConfig = Config['relayer'];
+export type RelayerChain = RelayerConfig['chains'][number];
+
+/** A route as the engine runs it: the config's route with its ID and the gas cap as a bigint. */
+export interface RelayerRoute {
+  /** `<source>-><destination>` (cb58 both), as RouteState.id and MessageRecord.route. */
+  readonly id: string;
+  readonly source: string;
+  readonly destination: string;
+  readonly allowedOriginSenders: readonly Hex[];
+  readonly allowedDestinations: readonly Hex[];
+  readonly maxRequiredGasLimit: bigint;
+  readonly startHeight: 'head' | number;
+}
+
+/** What the engine is given (relayer/engine.ts createRelayer). */
+export interface RelayerDeps {
+  routes: readonly RelayerRoute[];
+  sources: ReadonlyMap<string, MessageSource>;
+  destinations: ReadonlyMap<string, MessageDestination>;
+  sign: SignMessage;
+  store: RelayerStore;
+  leases: RouteLeases;
+  limits: { maxInFlight: number; maxBacklog: number; catchUpBlocks: number; pruneAfterMs: number };
+  logger: Logger;
+  events: Pick<RelayerEvents, 'onRecord' | 'onRetry'>;
+}
+
+export type RunningRelayer = RelayerControl & { start(): Promise<void>; stop(): Promise<void> };
+
+/** What a source is given besides its chain (relayer/evm createEvmSource). */
+export interface SourceOptions {
+  catchUpBlocks: number;
+  rpcConcurrency: number;
+  logger: Logger;
+}
+
+/** What a destination is given besides its chain (relayer/evm createEvmDestination). Keys never logged. */
+export interface DestinationOptions {
+  keys: readonly RelayerKey[];
+  /** relayer.rewardAddress; null: each delivering key's own address. */
+  rewardAddress: Hex | null;
+  maxFeePerGasWei: bigint;
+  receiptTimeoutMs: number;
+  rpcConcurrency: number;
+  /** Called with each key's balance as it is read (the low-balance metric and warning). */
+  onBalance(address: Hex, balanceWei: bigint): void;
+  logger: Logger;
+}
+
+/** The relayer's parts, by factory: the real ones in the CLI (cli/relayer-parts.ts), fakes in tests. */
+export interface RelayerParts {
+  createRelayer(deps: RelayerDeps): RunningRelayer;
+  createSource(chain: RelayerChain, options: SourceOptions): MessageSource;
+  createDestination(chain: RelayerChain, options: DestinationOptions): MessageDestination;
+  /** The embedded store at relayer.storePath, or with redis.url the Redis store (issue 38). */
+  openStore(config: Config, logger: Logger): Promise<RelayerStore>;
+  /** Always held for the embedded store; Redis leases per route with redis.url. */
+  leases(config: Config, logger: Logger): RouteLeases;
+}
+
+export interface RunningRelayerService {
+  control: RelayerControl;
+  metrics: RelayerMetrics;
+  /** Stops taking messages, drains deliveries in flight, records what was submitted, closes the store. */
+  stop(): Promise<void>;
+}
+
+const WEI_PER_GWEI = 1_000_000_000n;
+
+/** Whether the config runs a relayer: a route to relay. */
+export function relayerConfigured(config: Config): boolean {
+  return config.relayer.routes.length > 0;
+}
+
+/** The routes as the engine takes them. */
+export function relayerRoutes(relayer: RelayerConfig): RelayerRoute[] {
+  return relayer.routes.map((r) => ({
+    id: `${r.source}->${r.destination}`,
+    source: r.source,
+    destination: r.destination,
+    allowedOriginSenders: r.allowedOriginSenders,
+    allowedDestinations: r.allowedDestinations,
+    maxRequiredGasLimit: BigInt(r.maxRequiredGasLimit),
+    startHeight: r.startHeight,
+  }));
+}
+
+/** Reads the keys now: call it before anything starts, so a key that is not there ends the start with exit 2. */
+export function relayerKeys(config: Config, env: NodeJS.ProcessEnv = process.env): RelayerKey[] {
+  return relayerConfigured(config) ? loadRelayerKeys(config.relayer, env) : [];
+}
+
+export interface StartRelayerOptions {
+  parts: RelayerParts;
+  keys: readonly RelayerKey[];
+  signing: Omit<SigningDeps, 'observe'>;
+  registry: Registry;
+  logger: Logger;
+}
+
+export async function startRelayer(config: Config, opts: StartRelayerOptions): Promise<RunningRelayerService> {
+  const { parts, keys } = opts;
+  const relayer = config.relayer;
+  const logger = opts.logger.child({ component: 'relayer' });
+  const metrics = new RelayerMetrics(opts.registry, relayer.lowBalanceGwei, logger);
+  const routes = relayerRoutes(relayer);
+  const chains = new Map(relayer.chains.map((c) => [c.blockchainId, c]));
+  const used = (end: 'source' | 'destination'): RelayerChain[] => [...new Set(routes.map((r) => r[end]))].map((id) => chains.get(id)!);
+
+  const sources = new Map(used('source').map((c) => [c.blockchainId, parts.createSource(c, { catchUpBlocks: relayer.catchUpBlocks, rpcConcurrency: relayer.rpcConcurrency, logger: logger.child({ chain: c.blockchainId }) })]));
+  const destinations = new Map(
+    used('destination').map((c) => [
+      c.blockchainId,
+      parts.createDestination(c, {
+        keys,
+        rewardAddress: relayer.rewardAddress,
+        maxFeePerGasWei: BigInt(relayer.maxFeePerGasGwei) * WEI_PER_GWEI,
+        receiptTimeoutMs: relayer.receiptTimeoutMs,
+        rpcConcurrency: relayer.rpcConcurrency,
+        onBalance: (address, balanceWei) => metrics.events.onKeyBalance(c.blockchainId, address, balanceWei),
+        logger: logger.child({ chain: c.blockchainId }),
+      }),
+    ]),
+  );
+  const store = await parts.openStore(config, logger);
+  let running: RunningRelayer;
+  try {
+    running = parts.createRelayer({
+      routes,
+      sources,
+      destinations,
+      sign: createSignMessage({ ...opts.signing, observe: (route, ms, ok) => metrics.aggregation(route, ms, ok) }),
+      store,
+      leases: parts.leases(config, logger),
+      limits: { maxInFlight: relayer.maxInFlight, maxBacklog: relayer.maxBacklog, catchUpBlocks: relayer.catchUpBlocks, pruneAfterMs: relayer.pruneAfterMs },
+      logger,
+      events: metrics.events,
+    });
+    metrics.readLiveFrom(() => running.routes());
+    await running.start();
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  logger.info({ routes: routes.map((r) => r.id), keys: keys.map((k) => k.address), store: config.redis.url ? 'redis' : relayer.storePath }, 'relayer started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    control: running,
+    metrics,
+    stop: () =>
+      (stopping ??= (async () => {
+        try {
+          await running.stop();
+        } finally {
+          await store.close();
+        }
+        logger.info('relayer stopped');
+      })()),
+  };
+}
+
+/**
+ * The service's readiness with the relayer's: not ready while a route does not run (an RPC that
+ * does not answer, a chain not there yet), each reason named. The relayer signs through the
+ * service's aggregator, so the node and the connected stake count as well.
+ */
+export function withRelayerReadiness<R extends { ready: boolean; reasons: string[] }>(check: () => Promise<R>, relayer: RelayerControl | undefined): () => Promise<R> {
+  if (!relayer) return check;
+  return async () => {
+    const base = await check();
+    const own = relayer.readiness();
+    const routes = relayer.routes().map((r) => ({ id: r.id, checkpoint: r.checkpoint ?? null, head: r.head ?? null, held: r.held, ...(r.problem === undefined ? {} : { problem: r.problem }) }));
+    return { ...base, ready: base.ready && own.ready, reasons: [...base.reasons, ...own.reasons.map((r) => `relayer: ${r}`)], relayer: { ready: own.ready, routes } };
+  };
+}
+
+/**
+ * A RelayerControl for the HTTP app before the relayer runs (it starts once the port is bound):
+ * routes and readiness say it is starting, requests are refused as a stopping relayer would be.
+ */
+export function lateControl(): { control: RelayerControl; set(control: RelayerControl | undefined): void } {
+  let current: RelayerControl | undefined;
+  const notYet = (): never => {
+    throw new RelayerError('stopping', 'the relayer is not running (starting or stopped); retry shortly');
+  };
+  return {
+    set: (control) => void (current = control),
+    control: {
+      routes: () => current?.routes() ?? [],
+      readiness: () => current?.readiness() ?? { ready: false, reasons: ['the relayer is starting'] },
+      find: (id) => (current ? current.find(id) : Promise.resolve().then(notYet)),
+      relayFromBlock: (request) => (current ? current.relayFromBlock(request) : Promise.resolve().then(notYet)),
+      relayMessage: (request) => (current ? current.relayMessage(request) : Promise.resolve().then(notYet)),
+    },
+  };
+}
+
+/** The status page's relayer panel: the routes now, and the counts since the start. */
+export function relayerStatus(control: RelayerControl, metrics: RelayerMetrics | undefined): RelayerStatus {
+  const figures = metrics?.snapshot() ?? { delivered: 0, skipped: 0, parked: 0, failed: 0, retries: 0, lowBalanceKeys: [] };
+  const routes = control.routes().map((r) => ({
+    id: r.id,
+    checkpoint: r.checkpoint ?? null,
+    head: r.head ?? null,
+    held: r.held,
+    inFlight: r.inFlight,
+    parked: r.parked,
+    ...(r.problem === undefined ? {} : { problem: r.problem }),
+  }));
+  return { routes, ...figures };
+}
