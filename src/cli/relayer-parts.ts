@@ -1,21 +1,33 @@
-// The relayer's real parts, as `warpgate relay` and `warpgate serve` give them to the service.
-//
-// PLACEHOLDER FOR THE MERGE (issue 37): the engine (relayer/engine.ts, createRelayer), the
-// embedded store and LocalLeases (relayer/store/, branch core), the Redis store and leases
-// (issue 38, branch redis) and the EVM adapters (relayer/evm/, createEvmSource and
-// createEvmDestination, branch evm) are written in parallel. When they land, this file imports
-// them and each function below returns the real part; until then a config with relayer.routes
-// fails at start with this message, and everything else runs as before.
+// The relayer's real parts, as `warpgate relay` and `warpgate serve` give them to the service
+// (service/relayer.ts takes them as factories so its tests can pass fakes): the engine, the EVM
+// source and destination over viem, the embedded store in relayer.storePath and its leases,
+// which are always held (one relayer per store: the store's file lock refuses a second).
+import { join } from 'node:path';
+import { createRelayer } from '../relayer/engine.js';
+import { createEvmDestination, createEvmSource } from '../relayer/evm/index.js';
+import { openFileStore } from '../relayer/store/file-store.js';
+import { createLocalLeases } from '../relayer/store/local-leases.js';
 import type { RelayerParts } from '../service/relayer.js';
 
-function notInThisBuild(part: string): never {
-  throw new Error(`the relayer's ${part} is not in this build yet (issue 37: merged from its branch); run without relayer.routes`);
-}
+const WEI_PER_GWEI = 1_000_000_000n;
 
 export const RELAYER_PARTS: RelayerParts = {
-  createRelayer: () => notInThisBuild('engine (relayer/engine.ts)'),
-  createSource: () => notInThisBuild('EVM source (relayer/evm)'),
-  createDestination: () => notInThisBuild('EVM destination (relayer/evm)'),
-  openStore: () => notInThisBuild('store (relayer/store)'),
-  leases: () => notInThisBuild('route leases (relayer/store)'),
+  createRelayer,
+  createSource: (chain, options) =>
+    createEvmSource(chain, {
+      maxConcurrentRpc: options.rpcConcurrency,
+      onInvalidLog: (detail) => options.logger.warn(detail, 'relayer: a SendWarpMessage log of the messenger is not a Teleporter message; skipped'),
+    }),
+  createDestination: (chain, options) =>
+    createEvmDestination(chain, {
+      privateKeys: options.keys.map((k) => k.privateKey()),
+      ...(options.rewardAddress === null ? {} : { rewardAddress: options.rewardAddress }),
+      maxFeePerGasCap: options.maxFeePerGasWei,
+      receiptTimeoutMs: options.receiptTimeoutMs,
+      maxConcurrentRpc: options.rpcConcurrency,
+      lowBalanceWei: options.lowBalanceGwei * WEI_PER_GWEI,
+      onLowBalance: (low) => options.onBalance(low.address, low.balance),
+    }),
+  openStore: (config) => openFileStore({ path: join(config.relayer.storePath, 'messages.log') }),
+  leases: () => createLocalLeases(),
 };

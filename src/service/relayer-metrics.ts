@@ -7,36 +7,34 @@
 // becomes low (and once when it recovers), not at every reading.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import type { MessageRecord, RouteState } from '../relayer/ports.js';
+import type { RelayerEvents as EngineEvents } from '../relayer/events.js';
+import type { RouteState } from '../relayer/ports.js';
 
 /**
- * What the engine (relayer/engine.ts) and the EVM destinations report. The engine calls
- * `onRecord` with each message's record as it reaches a state, and `onRetry` for a step that
- * will be tried again; the destinations call `onKeyBalance` whenever they read a key's balance.
+ * What the engine (relayer/events.ts: outcomes, delivery latency, gas, retries) and the EVM
+ * destinations (`onKeyBalance`, whenever they read a key's balance) report. Aggregations are
+ * timed by the SignMessage wiring (`aggregation` below), which also sees the failed ones.
  */
-export interface RelayerEvents {
-  onRecord(record: MessageRecord): void;
-  onRetry(route: string, stage: string): void;
+export type RelayerEvents = EngineEvents & {
   onKeyBalance(chain: string, address: string, balanceWei: bigint): void;
-}
+};
 
 /** What the status page shows of the relayer beside its routes: counts since the start. */
 export interface RelayerFigures {
   delivered: number;
+  /** Delivered by another relayer before ours (its transaction reverted, or we sent none). */
+  deliveredByOthers: number;
   skipped: number;
   parked: number;
-  failed: number;
   retries: number;
   lowBalanceKeys: { chain: string; address: string; balanceWei: string }[];
 }
 
 const WEI_PER_GWEI = 1_000_000_000n;
-/** Outcomes whose count the metrics keep: the states a message comes to rest in, or waits in. */
-const OUTCOMES = new Set(['delivered', 'skipped', 'parked', 'failed']);
 
 export class RelayerMetrics {
   readonly events: RelayerEvents;
-  private readonly figures = { delivered: 0, skipped: 0, parked: 0, failed: 0, retries: 0 };
+  private readonly figures = { delivered: 0, deliveredByOthers: 0, skipped: 0, parked: 0, retries: 0 };
   private readonly low = new Map<string, { chain: string; address: string; balanceWei: bigint }>();
   private readonly aggregationSeconds: Histogram<'route' | 'outcome'>;
   /** Until readLiveFrom, the route gauges read nothing. */
@@ -44,7 +42,7 @@ export class RelayerMetrics {
 
   constructor(registry: Registry, lowBalanceGwei: number, logger: Logger) {
     const registers = [registry];
-    const messages = new Counter({ name: 'warpgate_relayer_messages_total', help: 'Messages that reached a state, by route and outcome (delivered, skipped, parked, failed)', labelNames: ['route', 'outcome'], registers });
+    const messages = new Counter({ name: 'warpgate_relayer_messages_total', help: 'Messages that reached an outcome, by route and outcome (delivered, delivered-by-other, skipped, parked)', labelNames: ['route', 'outcome'], registers });
     const latency = new Histogram({
       name: 'warpgate_relayer_delivery_seconds',
       help: 'From a message\'s source log being seen to its delivery receipt, by route',
@@ -53,7 +51,7 @@ export class RelayerMetrics {
       registers,
     });
     const gas = new Counter({ name: 'warpgate_relayer_gas_used_total', help: 'Gas used by delivery transactions that delivered, by route', labelNames: ['route'], registers });
-    const retries = new Counter({ name: 'warpgate_relayer_retries_total', help: 'Steps of a message tried again later (sign, deliver, read), by route and stage', labelNames: ['route', 'stage'], registers });
+    const retries = new Counter({ name: 'warpgate_relayer_retries_total', help: 'Attempts of a message that failed and will be tried again (in a moment, or later from the store), by route', labelNames: ['route'], registers });
     this.aggregationSeconds = new Histogram({
       name: 'warpgate_relayer_aggregation_seconds',
       help: 'Signing a relayed message with the in-process aggregator, by route and outcome',
@@ -117,18 +115,15 @@ export class RelayerMetrics {
 
     const threshold = BigInt(lowBalanceGwei) * WEI_PER_GWEI;
     this.events = {
-      onRecord: (record) => {
-        if (!OUTCOMES.has(record.status)) return;
-        const outcome = record.status as keyof typeof this.figures;
-        this.figures[outcome]++;
-        messages.inc({ route: record.route, outcome });
-        if (record.status !== 'delivered') return;
-        latency.observe({ route: record.route }, Math.max(0, record.updatedAt - record.firstSeenAt) / 1000);
-        if (record.gasUsed !== undefined && /^\d+$/.test(record.gasUsed)) gas.inc({ route: record.route }, Number(record.gasUsed));
+      outcome: (route, outcome) => {
+        this.figures[outcome === 'delivered-by-other' ? 'deliveredByOthers' : outcome]++;
+        messages.inc({ route, outcome });
       },
-      onRetry: (route, stage) => {
+      deliveryLatency: (route, seconds) => latency.observe({ route }, seconds),
+      gasUsed: (route, used) => gas.inc({ route }, Number(used)),
+      retry: (route) => {
         this.figures.retries++;
-        retries.inc({ route, stage });
+        retries.inc({ route });
       },
       onKeyBalance: (chain, address, balanceWei) => {
         const labels = { chain, address };

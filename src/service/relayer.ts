@@ -9,38 +9,14 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config/config.js';
 import type { RelayerStatus } from '../server/status/report.js';
 import { loadRelayerKeys, type RelayerKey } from '../config/relayer-keys.js';
-import type { Hex, MessageDestination, MessageSource, RelayerControl, RelayerStore, RouteLeases, SignMessage } from '../relayer/ports.js';
+import type { RelayerOptions, RouteConfig } from '../relayer/options.js';
+import type { Hex, MessageDestination, MessageSource, RelayerControl, RelayerStore, RouteLeases } from '../relayer/ports.js';
 import { RelayerError } from '../relayer/errors.js';
 import { RelayerMetrics, type RelayerEvents } from './relayer-metrics.js';
 import { createSignMessage, type SigningDeps } from './relayer-sign.js';
 
 type RelayerConfig = Config['relayer'];
 export type RelayerChain = RelayerConfig['chains'][number];
-
-/** A route as the engine runs it: the config's route with its ID and the gas cap as a bigint. */
-export interface RelayerRoute {
-  /** `<source>-><destination>` (cb58 both), as RouteState.id and MessageRecord.route. */
-  readonly id: string;
-  readonly source: string;
-  readonly destination: string;
-  readonly allowedOriginSenders: readonly Hex[];
-  readonly allowedDestinations: readonly Hex[];
-  readonly maxRequiredGasLimit: bigint;
-  readonly startHeight: 'head' | number;
-}
-
-/** What the engine is given (relayer/engine.ts createRelayer). */
-export interface RelayerDeps {
-  routes: readonly RelayerRoute[];
-  sources: ReadonlyMap<string, MessageSource>;
-  destinations: ReadonlyMap<string, MessageDestination>;
-  sign: SignMessage;
-  store: RelayerStore;
-  leases: RouteLeases;
-  limits: { maxInFlight: number; maxBacklog: number; catchUpBlocks: number; pruneAfterMs: number };
-  logger: Logger;
-  events: Pick<RelayerEvents, 'onRecord' | 'onRetry'>;
-}
 
 export type RunningRelayer = RelayerControl & { start(): Promise<void>; stop(): Promise<void> };
 
@@ -57,6 +33,8 @@ export interface DestinationOptions {
   /** relayer.rewardAddress; null: each delivering key's own address. */
   rewardAddress: Hex | null;
   maxFeePerGasWei: bigint;
+  /** relayer.lowBalanceGwei: a delivery that finds a key short of it reports the key's balance. */
+  lowBalanceGwei: bigint;
   receiptTimeoutMs: number;
   rpcConcurrency: number;
   /** Called with each key's balance as it is read (the low-balance metric and warning). */
@@ -64,9 +42,17 @@ export interface DestinationOptions {
   logger: Logger;
 }
 
+/** A destination whose keys' balances can be read (the EVM one); the service polls them for the metrics. */
+interface WithBalances {
+  balances(signal?: AbortSignal): Promise<readonly { readonly address: Hex; readonly balance: bigint }[]>;
+}
+
+/** How often the delivery keys' balances are read for the metrics and the low-balance warning. */
+const BALANCE_POLL_MS = 60_000;
+
 /** The relayer's parts, by factory: the real ones in the CLI (cli/relayer-parts.ts), fakes in tests. */
 export interface RelayerParts {
-  createRelayer(deps: RelayerDeps): RunningRelayer;
+  createRelayer(options: RelayerOptions): RunningRelayer;
   createSource(chain: RelayerChain, options: SourceOptions): MessageSource;
   createDestination(chain: RelayerChain, options: DestinationOptions): MessageDestination;
   /** The embedded store at relayer.storePath, or with redis.url the Redis store (issue 38). */
@@ -89,14 +75,14 @@ export function relayerConfigured(config: Config): boolean {
   return config.relayer.routes.length > 0;
 }
 
-/** The routes as the engine takes them. */
-export function relayerRoutes(relayer: RelayerConfig): RelayerRoute[] {
+/** The routes as the engine takes them; a route's ID is `<source>-><destination>` (cb58 both). */
+export function relayerRoutes(relayer: RelayerConfig): RouteConfig[] {
   return relayer.routes.map((r) => ({
     id: `${r.source}->${r.destination}`,
-    source: r.source,
-    destination: r.destination,
+    sourceBlockchainId: r.source,
+    destinationBlockchainId: r.destination,
     allowedOriginSenders: r.allowedOriginSenders,
-    allowedDestinations: r.allowedDestinations,
+    allowedDestinationAddresses: r.allowedDestinations,
     maxRequiredGasLimit: BigInt(r.maxRequiredGasLimit),
     startHeight: r.startHeight,
   }));
@@ -122,16 +108,17 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
   const metrics = new RelayerMetrics(opts.registry, relayer.lowBalanceGwei, logger);
   const routes = relayerRoutes(relayer);
   const chains = new Map(relayer.chains.map((c) => [c.blockchainId, c]));
-  const used = (end: 'source' | 'destination'): RelayerChain[] => [...new Set(routes.map((r) => r[end]))].map((id) => chains.get(id)!);
+  const used = (end: 'sourceBlockchainId' | 'destinationBlockchainId'): RelayerChain[] => [...new Set(routes.map((r) => r[end]))].map((id) => chains.get(id)!);
 
-  const sources = new Map(used('source').map((c) => [c.blockchainId, parts.createSource(c, { catchUpBlocks: relayer.catchUpBlocks, rpcConcurrency: relayer.rpcConcurrency, logger: logger.child({ chain: c.blockchainId }) })]));
-  const destinations = new Map(
-    used('destination').map((c) => [
+  const sources: Record<string, MessageSource> = Object.fromEntries(used('sourceBlockchainId').map((c) => [c.blockchainId, parts.createSource(c, { catchUpBlocks: relayer.catchUpBlocks, rpcConcurrency: relayer.rpcConcurrency, logger: logger.child({ chain: c.blockchainId }) })]));
+  const destinations: Record<string, MessageDestination & Partial<WithBalances>> = Object.fromEntries(
+    used('destinationBlockchainId').map((c) => [
       c.blockchainId,
       parts.createDestination(c, {
         keys,
         rewardAddress: relayer.rewardAddress,
         maxFeePerGasWei: BigInt(relayer.maxFeePerGasGwei) * WEI_PER_GWEI,
+        lowBalanceGwei: BigInt(relayer.lowBalanceGwei),
         receiptTimeoutMs: relayer.receiptTimeoutMs,
         rpcConcurrency: relayer.rpcConcurrency,
         onBalance: (address, balanceWei) => metrics.events.onKeyBalance(c.blockchainId, address, balanceWei),
@@ -149,7 +136,7 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
       sign: createSignMessage({ ...opts.signing, observe: (route, ms, ok) => metrics.aggregation(route, ms, ok) }),
       store,
       leases: parts.leases(config, logger),
-      limits: { maxInFlight: relayer.maxInFlight, maxBacklog: relayer.maxBacklog, catchUpBlocks: relayer.catchUpBlocks, pruneAfterMs: relayer.pruneAfterMs },
+      limits: { maxInFlight: relayer.maxInFlight, maxBacklog: relayer.maxBacklog, catchUpRange: relayer.catchUpBlocks, pruneAfterMs: relayer.pruneAfterMs },
       logger,
       events: metrics.events,
     });
@@ -159,6 +146,7 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
     await store.close().catch(() => undefined);
     throw err;
   }
+  const stopBalances = pollBalances(destinations, metrics, logger);
   logger.info({ routes: routes.map((r) => r.id), keys: keys.map((k) => k.address), store: config.redis.url ? 'redis' : relayer.storePath }, 'relayer started');
 
   let stopping: Promise<void> | undefined;
@@ -167,6 +155,7 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
     metrics,
     stop: () =>
       (stopping ??= (async () => {
+        stopBalances();
         try {
           await running.stop();
         } finally {
@@ -174,6 +163,31 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
         }
         logger.info('relayer stopped');
       })()),
+  };
+}
+
+/**
+ * Reads every destination's key balances now and every BALANCE_POLL_MS, for the balance gauges
+ * and the low-balance warning (a failed read is logged at debug: the route's own problem shows in
+ * /ready). Returns the function that stops it.
+ */
+function pollBalances(destinations: Record<string, MessageDestination & Partial<WithBalances>>, metrics: RelayerMetrics, logger: Logger): () => void {
+  const controller = new AbortController();
+  const readAll = (): void => {
+    for (const [chain, destination] of Object.entries(destinations)) {
+      if (!destination.balances) continue;
+      destination.balances(controller.signal).then(
+        (keys) => keys.forEach((k) => metrics.events.onKeyBalance(chain, k.address, k.balance)),
+        (err: unknown) => logger.debug({ chain, err: String(err) }, 'relayer: key balances not read'),
+      );
+    }
+  };
+  readAll();
+  const timer = setInterval(readAll, BALANCE_POLL_MS);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    controller.abort();
   };
 }
 
@@ -215,7 +229,7 @@ export function lateControl(): { control: RelayerControl; set(control: RelayerCo
 
 /** The status page's relayer panel: the routes now, and the counts since the start. */
 export function relayerStatus(control: RelayerControl, metrics: RelayerMetrics | undefined): RelayerStatus {
-  const figures = metrics?.snapshot() ?? { delivered: 0, skipped: 0, parked: 0, failed: 0, retries: 0, lowBalanceKeys: [] };
+  const figures = metrics?.snapshot() ?? { delivered: 0, deliveredByOthers: 0, skipped: 0, parked: 0, retries: 0, lowBalanceKeys: [] };
   const routes = control.routes().map((r) => ({
     id: r.id,
     checkpoint: r.checkpoint ?? null,

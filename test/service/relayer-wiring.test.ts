@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import type { RelayerParts, RelayerDeps, DestinationOptions } from '../../src/service/relayer.js';
+import type { RelayerOptions } from '../../src/relayer/options.js';
+import type { RelayerParts, DestinationOptions } from '../../src/service/relayer.js';
 import { startService, type Service } from '../../src/service/start.js';
-import { FakeRelayer, fakeDestination, fakeSource, fakeStore, messageRecord } from '../relayer/fakes-surface.js';
+import { FakeRelayer, fakeDestination, fakeSource, fakeStore } from '../relayer/fakes-surface.js';
 
 const C_CHAIN = 'yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp';
 const L1 = '2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm';
@@ -56,7 +57,7 @@ function relayerConfig(extra: Record<string, unknown> = {}) {
 function fakeParts() {
   const relayer = new FakeRelayer();
   const store = fakeStore();
-  const seen: { deps?: RelayerDeps; sources: string[]; destinations: { chain: string; options: DestinationOptions }[] } = { sources: [], destinations: [] };
+  const seen: { deps?: RelayerOptions; sources: string[]; destinations: { chain: string; options: DestinationOptions }[] } = { sources: [], destinations: [] };
   const parts: RelayerParts = {
     createRelayer: (deps) => {
       seen.deps = deps;
@@ -85,13 +86,13 @@ describe('the relayer in a running service', () => {
       [`${C_CHAIN}->${L1}`, 'head', 2_000_000n],
       [`${L1}->${C_CHAIN}`, 5, 2_000_000n],
     ]);
-    expect([...seen.deps!.sources.keys()].sort()).toEqual([C_CHAIN, L1].sort());
+    expect(Object.keys(seen.deps!.sources).sort()).toEqual([C_CHAIN, L1].sort());
     expect(seen.destinations.map((d) => d.chain).sort()).toEqual([C_CHAIN, L1].sort());
     const options = seen.destinations[0]!.options;
     expect(options.maxFeePerGasWei).toBe(30_000_000_000n);
     expect(options.keys.map((k) => k.address)).toEqual(['0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc']);
     expect(options.keys[0]!.privateKey()).toBe(KEY);
-    expect(seen.deps!.limits).toEqual({ maxInFlight: 32, maxBacklog: 10_000, catchUpBlocks: 1000, pruneAfterMs: 604_800_000 });
+    expect(seen.deps!.limits).toEqual({ maxInFlight: 32, maxBacklog: 10_000, catchUpRange: 1000, pruneAfterMs: 604_800_000 });
   });
 
   it('/ready carries the relayer’s reasons; /status.json its panel; /metrics its figures from events', async () => {
@@ -108,9 +109,12 @@ describe('the relayer in a running service', () => {
     expect(body.reasons).toContain(`relayer: ${L1}->${C_CHAIN}: http://127.0.0.1:9/ext/bc/l1/rpc does not answer (ECONNREFUSED); retrying`);
     expect(body.relayer.routes).toHaveLength(2);
 
-    seen.deps!.events.onRecord(messageRecord({ status: 'delivered', firstSeenAt: 1_000, updatedAt: 4_000, gasUsed: '210000' }));
-    seen.deps!.events.onRecord(messageRecord({ status: 'skipped', reason: 'already delivered' }));
-    seen.deps!.events.onRetry(`${C_CHAIN}->${L1}`, 'deliver');
+    const events = seen.deps!.events!;
+    events.outcome!(`${C_CHAIN}->${L1}`, 'delivered');
+    events.deliveryLatency!(`${C_CHAIN}->${L1}`, 3);
+    events.gasUsed!(`${C_CHAIN}->${L1}`, 210_000n);
+    events.outcome!(`${C_CHAIN}->${L1}`, 'skipped', 'already delivered');
+    events.retry!(`${C_CHAIN}->${L1}`, 'the destination did not answer');
     seen.destinations[0]!.options.onBalance('0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc', 999n * 1_000_000_000n);
     const status = (await (await fetch(`${service.url}/status.json`)).json()) as { relayer: Record<string, unknown> };
     expect(status.relayer).toMatchObject({ delivered: 1, skipped: 1, retries: 1, lowBalanceKeys: [{ address: '0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc', balanceWei: '999000000000' }] });
@@ -128,7 +132,7 @@ describe('the relayer in a running service', () => {
     expect(metrics).toContain(`warpgate_relayer_checkpoint_lag_blocks{route="${route}"} 10`);
     expect(metrics).toContain(`warpgate_relayer_parked{route="${route}"} 1`);
     expect(metrics).toContain(`warpgate_relayer_route_up{route="${L1}->${C_CHAIN}"} 0`);
-    expect(metrics).toContain(`warpgate_relayer_retries_total{route="${route}",stage="deliver"} 1`);
+    expect(metrics).toContain(`warpgate_relayer_retries_total{route="${route}"} 1`);
     expect(metrics).toMatch(/warpgate_relayer_key_low_balance\{chain="[^"]+",address="0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc"\} 1/);
   });
 

@@ -142,7 +142,7 @@ ${STATUS_PAGE_CHART}
   function relayer(x) {
     var low = x.lowBalanceKeys.map(function (k) { return short(k.address) + ' on ' + short(k.chain); }).join(', ');
     var cards = el('div', { class: 'cards' }, [
-      card('Delivered', x.delivered, 'skipped ' + x.skipped + ', failed ' + x.failed + ', retries ' + x.retries, 'relayer-delivered'),
+      card('Delivered', x.delivered, 'by others ' + x.deliveredByOthers + ', skipped ' + x.skipped + ', retries ' + x.retries, 'relayer-delivered'),
       card('Parked', x.routes.reduce(function (a, r) { return a + r.parked; }, 0), 'retried from the store on a slow schedule', 'relayer-parked'),
       card('Keys low on funds', x.lowBalanceKeys.length, low || 'none below relayer.lowBalanceGwei', 'relayer-low-keys'),
     ]);

@@ -151,9 +151,9 @@ export interface RelayerRouteStatus {
 export interface RelayerStatus {
   routes: RelayerRouteStatus[];
   delivered: number;
+  deliveredByOthers: number;
   skipped: number;
   parked: number;
-  failed: number;
   retries: number;
   lowBalanceKeys: { chain: string; address: string; balanceWei: string }[];
 }
