@@ -1,5 +1,5 @@
 // The destination chains' epochs the aggregator signs at (ACP-181): each chain's
-// proposervm.getCurrentEpoch, at its `destinations` entry's rpcUrl or else on upstreams.node at
+// proposervm.getCurrentEpoch, at its `destinations` entry's rpcUrl (or its relayer chain's), or else on upstreams.node at
 // /ext/bc/{id}/proposervm, over node/'s one transport (one per URL, bounded by
 // validatorSets.nodeTimeoutMs and each request's deadline); the epoch duration D from
 // epochs.durationMs or else the node's info.upgrades, remembered once read; both kept by the
@@ -45,10 +45,25 @@ function epochDuration(config: Config, info: InfoClient | undefined, logger: Log
   };
 }
 
+/**
+ * Where each destination's epoch is read: the `destinations` entries, then every relayer chain
+ * whose rpcUrl is a chain's JSON-RPC endpoint (`…/ext/bc/{id}/rpc`): its base URL serves
+ * `/proposervm` too. Without this a relayer delivering to an L1 would ask upstreams.node, a
+ * Primary Network node that does not run the L1 (404).
+ */
+export function destinationEndpoints(config: Config): { blockchainId: string; rpcUrl: string }[] {
+  const listed = new Set(config.destinations.map((d) => d.blockchainId));
+  const fromRelayer = config.relayer.chains.flatMap((c) => {
+    const base = /^(.*\/ext\/bc\/[^/]+)\/rpc\/?$/.exec(c.rpcUrl)?.[1];
+    return base && !listed.has(c.blockchainId) ? [{ blockchainId: c.blockchainId, rpcUrl: base }] : [];
+  });
+  return [...config.destinations, ...fromRelayer];
+}
+
 export function openDestinationEpochs(config: Config, node: NodeClient | null, observe: (event: NodeCallEvent) => void, logger: Logger): DestinationEpochs {
   // One client per configured chain, on a transport of its own (its own URL).
   const configured = new Map(
-    config.destinations.map((d) => {
+    destinationEndpoints(config).map((d) => {
       const chainId = parseCb58Id(d.blockchainId, 'destinations');
       const transport = new JsonRpcTransport({ nodeBaseUrl: d.rpcUrl, label: `destination chain ${d.blockchainId}`, timeoutMs: config.validatorSets.nodeTimeoutMs, observe });
       return [bytesToHex(chainId), new ProposerVmClient(transport, chainId, { atChainUrl: true })] as const;
