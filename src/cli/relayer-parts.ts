@@ -6,16 +6,17 @@
 // createEvmDestination, branch evm) are written in parallel. When they land, this file imports
 // them and each function below returns the real part; until then a config with relayer.routes
 // fails at start with this message, and everything else runs as before.
-import type { RelayerParts } from '../service/relayer.js';
+import type { MessageDestination, MessageSource } from '../relayer/ports.js';
+import type { DestinationOptions, RelayerChain, RelayerDeps, RelayerParts, RunningRelayer, SourceOptions } from '../service/relayer.js';
 
 function notInThisBuild(part: string): never {
   throw new Error(`the relayer's ${part} is not in this build yet (issue 37: merged from its branch); run without relayer.routes`);
 }
 
 export const RELAYER_PARTS: RelayerParts = {
-  createRelayer: () => notInThisBuild('engine (relayer/engine.ts)'),
-  createSource: () => notInThisBuild('EVM source (relayer/evm)'),
-  createDestination: () => notInThisBuild('EVM destination (relayer/evm)'),
+  createRelayer: (_deps: RelayerDeps): RunningRelayer => notInThisBuild('engine (relayer/engine.ts)'),
+  createSource: (_chain: RelayerChain, _options: SourceOptions): MessageSource => notInThisBuild('EVM source (relayer/evm)'),
+  createDestination: (_chain: RelayerChain, _options: DestinationOptions): MessageDestination => notInThisBuild('EVM destination (relayer/evm)'),
   openStore: () => notInThisBuild('store (relayer/store)'),
   leases: () => notInThisBuild('route leases (relayer/store)'),
 };

@@ -21,7 +21,7 @@ export interface RelayerEvents {
 }
 
 /** What the status page shows of the relayer beside its routes: counts since the start. */
-export interface RelayerFigures {
+interface RelayerFigures {
   delivered: number;
   skipped: number;
   parked: number;

@@ -17,7 +17,7 @@ type RelayerConfig = Config['relayer'];
 export type RelayerChain = RelayerConfig['chains'][number];
 
 /** A route as the engine runs it: the config's route with its ID and the gas cap as a bigint. */
-export interface RelayerRoute {
+interface RelayerRoute {
   /** `<source>-><destination>` (cb58 both), as RouteState.id and MessageRecord.route. */
   readonly id: string;
   readonly source: string;
@@ -89,7 +89,7 @@ export function relayerConfigured(config: Config): boolean {
 }
 
 /** The routes as the engine takes them. */
-export function relayerRoutes(relayer: RelayerConfig): RelayerRoute[] {
+function relayerRoutes(relayer: RelayerConfig): RelayerRoute[] {
   return relayer.routes.map((r) => ({
     id: `${r.source}->${r.destination}`,
     source: r.source,
@@ -106,7 +106,7 @@ export function relayerKeys(config: Config, env: NodeJS.ProcessEnv = process.env
   return relayerConfigured(config) ? loadRelayerKeys(config.relayer, env) : [];
 }
 
-export interface StartRelayerOptions {
+interface StartRelayerOptions {
   parts: RelayerParts;
   keys: readonly RelayerKey[];
   signing: Omit<SigningDeps, 'observe'>;
