@@ -20,7 +20,7 @@ export type RelayerEvents = EngineEvents & {
 };
 
 /** What the status page shows of the relayer beside its routes: counts since the start. */
-export interface RelayerFigures {
+interface RelayerFigures {
   delivered: number;
   /** Delivered by another relayer before ours (its transaction reverted, or we sent none). */
   deliveredByOthers: number;

@@ -5,7 +5,6 @@
 // readiness reasons. The parts themselves (engine, EVM adapters, stores) come in as factories:
 // the CLI passes the real ones, tests pass fakes of the ports.
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import type { Config } from '../config/config.js';
 import type { RelayerStatus } from '../server/status/report.js';
 import { loadRelayerKeys, type RelayerKey } from '../config/relayer-keys.js';
@@ -76,7 +75,7 @@ export function relayerConfigured(config: Config): boolean {
 }
 
 /** The routes as the engine takes them; a route's ID is `<source>-><destination>` (cb58 both). */
-export function relayerRoutes(relayer: RelayerConfig): RouteConfig[] {
+function relayerRoutes(relayer: RelayerConfig): RouteConfig[] {
   return relayer.routes.map((r) => ({
     id: `${r.source}->${r.destination}`,
     sourceBlockchainId: r.source,
@@ -93,11 +92,12 @@ export function relayerKeys(config: Config, env: NodeJS.ProcessEnv = process.env
   return relayerConfigured(config) ? loadRelayerKeys(config.relayer, env) : [];
 }
 
-export interface StartRelayerOptions {
+interface StartRelayerOptions {
   parts: RelayerParts;
   keys: readonly RelayerKey[];
   signing: Omit<SigningDeps, 'observe'>;
-  registry: Registry;
+  /** Registered by the service whether or not a relayer runs, so a dashboard's queries always name known series. */
+  metrics: RelayerMetrics;
   logger: Logger;
 }
 
@@ -105,7 +105,7 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
   const { parts, keys } = opts;
   const relayer = config.relayer;
   const logger = opts.logger.child({ component: 'relayer' });
-  const metrics = new RelayerMetrics(opts.registry, relayer.lowBalanceGwei, logger);
+  const { metrics } = opts;
   const routes = relayerRoutes(relayer);
   const chains = new Map(relayer.chains.map((c) => [c.blockchainId, c]));
   const used = (end: 'sourceBlockchainId' | 'destinationBlockchainId'): RelayerChain[] => [...new Set(routes.map((r) => r[end]))].map((id) => chains.get(id)!);

@@ -36,6 +36,7 @@ import { SignerRouting } from './signer-routing.js';
 import { StatusModel, type StatusTransport } from './status.js';
 import { openSharedState } from './shared-state.js';
 import { openValidatorSets, p2pEnabled } from './validator-sets.js';
+import { RelayerMetrics } from './relayer-metrics.js';
 import { lateControl, relayerConfigured, relayerKeys, relayerStatus, startRelayer, withRelayerReadiness, type RelayerParts, type RunningRelayerService } from './relayer.js';
 
 export interface Service {
@@ -98,6 +99,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   if (relayerConfigured(config) && !opts.relayer) throw new Error('relayer.routes is set but this build was given no relayer parts');
   const relayerSlot = relayerConfigured(config) ? lateControl() : undefined;
   const metrics = new Metrics();
+  const relayerMetrics = new RelayerMetrics(metrics.registry, config.relayer.lowBalanceGwei, logger.child({ component: 'relayer' }));
   metrics.readinessQuorumPercent.set(config.readiness.quorumPercentage);
   const status = new StatusModel({
     version: PACKAGE_VERSION,
@@ -205,7 +207,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     cache: () => ({ ...cache.size, maxMessages: config.signatureCache.maxMessages, maxSignatures: config.signatureCache.maxSignatures }),
     workers: () => ({ threads: pool.threads, queued: pool.backlog, maxQueue: config.workers.maxQueue }),
     sharedState: shared ? () => shared.metrics.snapshot() : undefined,
-    relayer: relayerSlot ? () => relayerStatus(relayerSlot.control, relayer?.metrics) : undefined,
+    relayer: relayerSlot ? () => relayerStatus(relayerSlot.control, relayerMetrics) : undefined,
   });
 
   const app = createApp({
@@ -242,7 +244,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
         parts: opts.relayer!,
         keys,
         signing: { aggregate: (req, o) => aggregator.aggregate(req, o), signingSubnetFor: (id, r) => sets.signingSubnetFor(id, r), deadlineMs: config.aggregation.deadlineMs },
-        registry: metrics.registry,
+        metrics: relayerMetrics,
         logger,
       });
       relayerSlot.set(relayer.control);

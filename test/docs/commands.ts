@@ -50,6 +50,8 @@ const NEEDS_ICM_SOURCE =
   'needs Go, an icm-services checkout (GitHub or a mirror) and minutes of build; test/bench/icm-services.test.ts covers the strategy\'s pieces without them, and test/bench/pchain-stub.test.ts and test/devnet/avalanchego-node/tracked-subnets.test.ts what the real client needs of the simulated network';
 
 export const NOT_RUN_HERE: Record<string, string> = {
+  'warpgate relay --config relayer.json':
+    "needs chains to relay between (the interop network's C-Chain and L1, npm run test:interop) and the relayer's engine and EVM side; test/cli/relay.test.ts runs the command up to its config checks, test/service/relayer-wiring.test.ts the service it starts with fakes of those parts",
   'interop/icm/fetch-source.sh': NEEDS_ICM_SOURCE,
   'npm run bench -- --transport p2p --strategies warpgate,icmServices,floor --validators 100': NEEDS_ICM_SOURCE,
   'npm test': 'it is the test suite itself (CI runs it)',

@@ -3,7 +3,11 @@
 // relayer (start/stop) built by a factory the wiring is given; sources and destinations that
 // answer from a script. The engine and the EVM side have their own tests in their branches.
 import type {
+  DeliveryOutcome,
   Hex,
+  MessageStatus,
+  SourceBlock,
+  Submission,
   MessageDestination,
   MessageRecord,
   MessageSource,
@@ -38,11 +42,17 @@ export function sourceMessage(over: Partial<SourceMessage> = {}): SourceMessage 
   };
 }
 
+/** A delivery transaction as the destination records it before broadcast. */
+export function submission(txHash: Hex): Submission {
+  return { txHash, from: `0x${'cc'.repeat(20)}`, nonce: 1, gasLimit: 500_000n, maxFeePerGas: 30_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n, at: 1_000 };
+}
+
 export function messageRecord(over: Partial<MessageRecord> = {}): MessageRecord {
   const message = over.message ?? sourceMessage();
+  const status: MessageStatus = 'seen';
   return {
     route: `${message.sourceBlockchainId}->${message.destinationBlockchainId}`,
-    status: 'seen',
+    status,
     version: 1,
     message,
     submissions: [],
@@ -96,7 +106,7 @@ export function fakeSource(blockchainId: string): MessageSource {
   return {
     blockchainId,
     head: async () => 100,
-    blocksInRange: async () => [],
+    blocksInRange: async (): Promise<SourceBlock[]> => [],
     subscribe: () => () => undefined,
   };
 }
@@ -107,7 +117,7 @@ export function fakeDestination(blockchainId: string, rules: WarpRules = { quoru
     warpRules: async () => rules,
     messageReceived: async () => false,
     relayerAddresses: () => addresses,
-    deliver: async () => ({ kind: 'retry', reason: 'fake destination' }),
+    deliver: async (): Promise<DeliveryOutcome> => ({ kind: 'retry', reason: 'fake destination' }),
   };
 }
 

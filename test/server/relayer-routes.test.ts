@@ -13,7 +13,7 @@ import { createApp } from '../../src/server/app.js';
 import { idToString } from '../../src/warp/cb58.js';
 import { bytesTo0xHex } from '../../src/warp/hex.js';
 import { newUnsignedMessage } from '../../src/warp/unsigned-message.js';
-import { FakeControl, hex32, messageRecord, sourceMessage } from '../relayer/fakes-surface.js';
+import { FakeControl, hex32, messageRecord, sourceMessage, submission } from '../relayer/fakes-surface.js';
 
 const TOKEN = 'a-manual-relay-token-for-tests';
 const servers: Server[] = [];
@@ -51,8 +51,7 @@ const unsigned = newUnsignedMessage(5, new Uint8Array(32).fill(7), new Uint8Arra
 describe('manual relay', () => {
   it('POST /relay takes icm-services’ body and answers its transaction-hash with the state; 202 until delivered', async () => {
     const control = new FakeControl();
-    const sub = { txHash: hex32(9), from: `0x${'cc'.repeat(20)}` as const, nonce: 1, gasLimit: 1n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, at: 1 };
-    control.onRelay = async () => messageRecord({ status: 'submitted', submissions: [sub] });
+    control.onRelay = async () => messageRecord({ status: 'submitted', submissions: [submission(hex32(8)), submission(hex32(9))] });
     const url = await serve(control);
     const answer = await call(`${url}/relay`, { body: { 'blockchain-id': C_CHAIN, 'message-id': hex32(1), 'block-num': 42 } });
     expect(answer).toMatchObject({ status: 202, json: { 'transaction-hash': hex32(9), 'message-id': hex32(1), 'teleporter-message-id': hex32(2), status: 'submitted' } });

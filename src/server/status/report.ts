@@ -138,7 +138,7 @@ export interface StatusReport {
 }
 
 /** A relayer route on the status page (relayer/ports.ts RouteState, figures only). */
-export interface RelayerRouteStatus {
+interface RelayerRouteStatus {
   id: string;
   checkpoint: number | null;
   head: number | null;
