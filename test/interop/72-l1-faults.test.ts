@@ -3,11 +3,12 @@
 // one and the other light one still reach 67%: signed. With both light ones stopped, the heavy
 // one alone (40 of 60, or of 62) is short of it: 503, with the counts of what happened to each
 // validator. Both are started again afterwards, so the files after this one see the whole L1.
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bytesToHex, encodeHashPayload, hexToBytes, newUnsignedMessage, parseCb58Id } from '../../src/warp/index.js';
 import { postJson, waitFor } from '../ops/helpers.js';
+import { sendTransaction } from './evm.js';
 import { nodeAction, warpgateConnectedTo } from './faults.js';
-import { avalancheVerdict, rpc, warpgateForThisFile } from './helpers.js';
+import { acceptedEverywhere, avalancheVerdict, warpgateForThisFile } from './helpers.js';
 
 const net = inject('interopNetwork');
 const warpgate = warpgateForThisFile(net);
@@ -15,11 +16,19 @@ const heavy = net.l1.validators.find((v) => v.weight === 40)!;
 const [lightA, lightB] = net.l1.validators.filter((v) => v.weight === 10) as [(typeof net.l1.validators)[0], (typeof net.l1.validators)[0]];
 const stopped = new Set<string>();
 
-/** A message of the L1's chain: the hash of a block it accepted, read from the heavy validator (it stays up). */
-async function l1BlockMessage(): Promise<string> {
-  const block = await rpc<{ hash: string }>(`${heavy.uri}/ext/bc/${net.l1.blockchainId}/rpc`, 'eth_getBlockByNumber', ['latest', false]);
-  return bytesToHex(newUnsignedMessage(net.networkId, parseCb58Id(net.l1.blockchainId), encodeHashPayload(hexToBytes(block.hash))).bytes);
-}
+/**
+ * Messages of the L1's chain, one per test: the hashes of three blocks made for this file (a
+ * message signed before would come from the signature cache, whoever is stopped now).
+ */
+const messages: string[] = [];
+beforeAll(async () => {
+  const key = net.funded[net.funded.length - 1]!;
+  for (let i = 0; i < 3; i++) {
+    const receipt = await sendTransaction(`${heavy.uri}/ext/bc/${net.l1.blockchainId}/rpc`, net.l1.evmChainId, key, { to: key.address, data: '0x' });
+    await acceptedEverywhere(net, net.l1.blockchainId, BigInt(receipt.blockNumber));
+    messages.push(bytesToHex(newUnsignedMessage(net.networkId, parseCb58Id(net.l1.blockchainId), encodeHashPayload(hexToBytes(receipt.blockHash))).bytes));
+  }
+}, 5 * 60_000);
 
 function stop(nodeId: string): void {
   stopped.add(nodeId);
@@ -34,7 +43,7 @@ afterAll(async () => {
 describe('L1 validators stopped', () => {
   it('one light validator stopped: quorum from the rest, and avalanchego accepts it', async () => {
     stop(lightA.nodeId);
-    const res = await postJson(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: await l1BlockMessage() });
+    const res = await postJson(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: messages[0] });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const verdict = avalancheVerdict(net, res.body.signedMessage, Number(res.headers.get('x-warpgate-pchain-height')));
     expect(verdict, JSON.stringify(verdict)).toMatchObject({ valid: true, subnetId: net.l1.subnetId, signers: 2, signedWeight: 50 });
@@ -43,7 +52,7 @@ describe('L1 validators stopped', () => {
 
   it('both light validators stopped (below quorum): 503 with the counts', async () => {
     stop(lightB.nodeId);
-    const res = await postJson(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: await l1BlockMessage() });
+    const res = await postJson(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: messages[1] });
     expect(res.status, JSON.stringify(res.body)).toBe(503);
     const text = JSON.stringify(res.body);
     // The heavy validator alone signed; every other validator of the set is not connected.
@@ -62,7 +71,7 @@ describe('L1 validators stopped', () => {
     }
     const all = net.l1.validators.map((v) => v.nodeId);
     await waitFor('warpgate connected to every L1 validator again', async () => ((await warpgateConnectedTo(warpgate.url, all)).size === all.length ? true : undefined), 90_000, 500);
-    const res = await postJson(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: await l1BlockMessage(), quorumPercentage: 90 });
+    const res = await postJson(`${warpgate.url}/v1/signatureAggregator/fuji/aggregateSignatures`, { message: messages[2], quorumPercentage: 90 });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const verdict = avalancheVerdict(net, res.body.signedMessage, Number(res.headers.get('x-warpgate-pchain-height')), { quorum: 90 });
     expect(verdict, JSON.stringify(verdict)).toMatchObject({ valid: true, signers: 3 });

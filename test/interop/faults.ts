@@ -56,8 +56,14 @@ export function nodeAction(net: NetworkDescription, action: 'stop' | 'start', no
 
 /** Whether warpgate's p2p transport is connected to `nodeId` (the status page's validator rows). */
 export async function warpgateConnectedTo(warpgateUrl: string, nodeIds: readonly string[]): Promise<Set<string>> {
-  const res = await request(`${warpgateUrl}/status.json`);
   const connected = new Set<string>();
+  let res;
+  try {
+    res = await request(`${warpgateUrl}/status.json`);
+  } catch {
+    // A kept-alive connection the server closed while this process was blocked (spawnSync): next poll.
+    return connected;
+  }
   for (const subnet of (res.body?.subnets ?? []) as { validators?: { nodeIds?: string[]; connected?: boolean; transport?: string }[] }[]) {
     for (const v of subnet.validators ?? []) {
       if (!v.connected) continue;
