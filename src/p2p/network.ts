@@ -16,6 +16,7 @@ import { PenaltyBox } from '../util/penalty-box.js';
 import { failedAsk, type AskDone, type AskTicket } from '../util/ask.js';
 import { dialPeer, P2PDialError } from './tls.js';
 import { initCompression } from './compression.js';
+import { realTimers, type Timers } from './timers.js';
 
 export interface P2PTarget {
   nodeId: string;
@@ -31,21 +32,7 @@ export interface P2PLogger {
 
 const silent: P2PLogger = { debug() {}, info() {}, warn() {} };
 
-export interface Timers {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realTimers: Timers = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
+export type { Timers } from './timers.js';
 
 /** A network's settings that are plain data: an I/O shard is sent them as they are. */
 export interface P2PNetworkSettings extends Pick<LocalSideOptions, 'networkId' | 'version' | 'publicHost' | 'publicPort' | 'trackedSubnets'> {
@@ -270,6 +257,20 @@ export class P2PNetwork extends EventEmitter<P2PNetworkEvents> {
   ban(nodeId: string, forMs: number): void {
     this.penalties.ban(nodeId, forMs);
     this.targets.get(nodeId)?.conn?.close({ kind: 'local', detail: 'banned' });
+  }
+
+  /**
+   * The validator is up again (it reconnected to the network: info.peers of the upstream node
+   * lists it): its failed dials are forgotten, so it is dialled as soon as the throttle allows
+   * rather than when its backoff, grown while it was down, ends.
+   */
+  retrySoon(nodeId: string): void {
+    const state = this.targets.get(nodeId);
+    if (!state || state.conn || state.dialing || state.failures === 0) return;
+    state.failures = 0;
+    if (state.timer !== undefined) this.timers.clearTimeout(state.timer);
+    state.timer = undefined;
+    this.pump();
   }
 
   stats(): { targets: number; connected: number; dialing: number; outstanding: number } {

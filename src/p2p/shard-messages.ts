@@ -43,6 +43,8 @@ export type ToShard =
   /** Cooldowns a restarted shard's validators were serving when its thread died. */
   | { type: 'bans'; bans: { nodeId: string; forMs: number }[] }
   | { type: 'pullPeerList' }
+  /** P2PNetwork.retrySoon: the validator is up again. */
+  | { type: 'retrySoon'; nodeId: string }
   | { type: 'close' };
 
 /** An ask that ended without a signature. */

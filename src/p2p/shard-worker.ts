@@ -95,6 +95,9 @@ class Shard {
       case 'pullPeerList':
         this.network.pullPeerList();
         return;
+      case 'retrySoon':
+        this.network.retrySoon(m.nodeId);
+        return;
       case 'close':
         void this.close();
         return;

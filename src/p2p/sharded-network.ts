@@ -168,6 +168,11 @@ export class ShardedP2PNetwork extends EventEmitter<P2PNetworkEvents> implements
     this.shards[shardOf(nodeId, this.shards.length)]!.post({ type: 'penalize', nodeId, reason });
   }
 
+  /** P2PNetwork.retrySoon, in the shard that holds the validator. */
+  retrySoon(nodeId: string): void {
+    this.shards[shardOf(nodeId, this.shards.length)]!.post({ type: 'retrySoon', nodeId });
+  }
+
   stats(): { targets: number; connected: number; dialing: number; outstanding: number } {
     let targets = 0;
     let dialing = 0;

@@ -49,6 +49,10 @@ const MIN_DISCOVERY_GAP_MS = 5_000;
 const MAX_ASKED_NODE_IDS = 5_000;
 /** NodeIDs remembered as unreachable at most, the oldest forgotten first. */
 const MAX_UNREACHABLE = 100_000;
+/** How long after a validator dropped info.peers is watched for its return (a restart, an upgrade). */
+const LOST_WATCH_MS = 10 * 60_000;
+/** Validators watched for their return at once, at most (the oldest drop forgotten first). */
+const MAX_LOST = 1_000;
 
 export class P2PTransport {
   private network: P2PNetwork | ShardedP2PNetwork | undefined;
@@ -67,6 +71,9 @@ export class P2PTransport {
   private targetSet = new Set<string>();
   /** NodeIDs whose last dial failed, that dropped or were banned (until they connect): not waited for (see connecting). */
   private readonly unreachable = new Set<string>();
+  /** Validators that were connected and dropped, by when (see watchLost). */
+  private readonly lost = new Map<string, number>();
+  private lostTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: P2PTransportOptions) {
     this.book = new AddressBook(
@@ -138,6 +145,7 @@ export class P2PTransport {
     this.current = 'closed';
     this.stop.abort();
     clearTimeout(this.discoveryTimer);
+    clearTimeout(this.lostTimer);
     await this.running;
     await this.network?.close();
   }
@@ -181,9 +189,15 @@ export class P2PTransport {
       this.markUnreachable(nodeId);
     });
     // Redialled no sooner than 10 s after a drop, and not until a ban's cooldown ends: not waited for.
-    network.on('disconnected', (nodeId) => this.markUnreachable(nodeId));
+    network.on('disconnected', (nodeId, reason) => {
+      this.markUnreachable(nodeId);
+      if (reason.kind !== 'local') this.watchLost(nodeId);
+    });
     network.on('banned', (nodeId) => this.markUnreachable(nodeId));
-    network.on('connected', (nodeId) => this.unreachable.delete(nodeId));
+    network.on('connected', (nodeId) => {
+      this.unreachable.delete(nodeId);
+      this.lost.delete(nodeId);
+    });
     network.on('dropped', (_nodeId, kind) => this.opts.events?.dropped?.(kind));
     network.on('discovered', (peer) => {
       if (this.book.learn(peer.nodeId, peer, 'gossip')) this.replanSoon();
@@ -200,6 +214,41 @@ export class P2PTransport {
   private markUnreachable(nodeId: string): void {
     this.unreachable.add(nodeId);
     if (this.unreachable.size > MAX_UNREACHABLE) this.unreachable.delete(this.unreachable.values().next().value!);
+  }
+
+  /**
+   * A validator that dropped (stopped, restarted, upgraded) is redialled on a backoff that grows
+   * while it is down, to minutes: it would come back long after the validator did. So, for
+   * LOST_WATCH_MS after the drop, info.peers of the upstream node is asked every
+   * reconnectMinIntervalMs whether it sees the validator; once it does (the validator is up and
+   * connected to its network again), its backoff is forgotten and it is dialled as soon as the
+   * throttle allows (P2PNetwork.retrySoon), at the address the node reports.
+   */
+  private watchLost(nodeId: string): void {
+    if (!this.opts.p2p.infoPeers) return;
+    this.lost.delete(nodeId);
+    this.lost.set(nodeId, Date.now());
+    if (this.lost.size > MAX_LOST) this.lost.delete(this.lost.keys().next().value!);
+    this.lostTimer ??= setTimeout(() => void this.probeLost(), this.opts.p2p.reconnectMinIntervalMs).unref();
+  }
+
+  private async probeLost(): Promise<void> {
+    const since = Date.now() - LOST_WATCH_MS;
+    for (const [nodeId, at] of this.lost) if (at < since || !this.targetSet.has(nodeId) || this.isConnected(nodeId)) this.lost.delete(nodeId);
+    try {
+      if (this.lost.size === 0 || this.current !== 'running') return;
+      const { peers } = await this.opts.info.peers([...this.lost.keys()], { signal: this.stop.signal });
+      const back = peers.filter((p) => this.lost.has(p.nodeId));
+      let changed = false;
+      for (const p of back) if (p.publicAddress && this.book.learn(p.nodeId, p.publicAddress, 'node')) changed = true;
+      if (changed) this.replan();
+      for (const p of back) this.network?.retrySoon(p.nodeId);
+    } catch (err) {
+      if (this.current === 'running') this.opts.logger.debug({ err: messageOf(err) }, 'p2p: info.peers for dropped validators failed');
+    } finally {
+      this.lostTimer = undefined;
+      if (this.lost.size > 0 && this.current === 'running') this.lostTimer = setTimeout(() => void this.probeLost(), this.opts.p2p.reconnectMinIntervalMs).unref();
+    }
   }
 
   /** The node's network ID, asked until it answers; undefined once closed. */

@@ -11,7 +11,7 @@ import { INTEROP_BIN, type NetworkDescription } from './paths.js';
 
 export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
 
-interface Warpgate {
+export interface Warpgate {
   url: string;
   proc: WarpgateProcess;
   stop(): Promise<void>;
@@ -23,7 +23,7 @@ interface Warpgate {
  * subnets it signs for, so /ready says when their validators are connected (`extra` may drop
  * that: `{ readiness: { subnets: [] } }`, and /ready then waits only for the node).
  */
-async function startWarpgateFor(net: NetworkDescription, extra: Record<string, unknown> = {}): Promise<Warpgate> {
+export async function startWarpgateFor(net: NetworkDescription, extra: Record<string, unknown> = {}): Promise<Warpgate> {
   const dir = mkdtempSync(join(tmpdir(), 'warpgate-interop-'));
   const configFile = join(dir, 'config.json');
   writeFileSync(
@@ -100,6 +100,8 @@ export interface Verdict {
   signers: number;
   signedWeight: number;
   totalWeight: number;
+  /** The NodeIDs of the validators whose bits are set. */
+  signerNodeIds: string[];
 }
 
 /**

@@ -4,6 +4,8 @@
 //	interop verify    check a signed Warp message with avalanchego's own verification code
 //	interop new-validator-key  a NodeID and a BLS key with its proof of possession
 //	interop issue register|weight  a RegisterL1ValidatorTx / SetL1ValidatorWeightTx carrying a signed message
+//	interop node stop|start  stop or start again one node of a running network (fault tests)
+//	interop validator-only-l1  add a second L1 whose subnet is validatorOnly, until a signal
 //	interop reap      (internal) stop the nodes of a network whose owner process died
 //
 // Everything it does goes through avalanchego's own packages (tmpnet, the P-Chain wallet,
@@ -17,7 +19,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: interop network|verify|new-validator-key|issue|reap [flags]")
+		fail("usage: interop network|verify|new-validator-key|issue|node|validator-only-l1|reap [flags]")
 	}
 	var err error
 	switch os.Args[1] {
@@ -29,6 +31,10 @@ func main() {
 		err = runNewValidatorKey(os.Args[2:])
 	case "issue":
 		err = runIssue(os.Args[2:])
+	case "node":
+		err = runNode(os.Args[2:])
+	case "validator-only-l1":
+		err = runValidatorOnlyL1(os.Args[2:])
 	case "reap":
 		err = runReap(os.Args[2:])
 	default:

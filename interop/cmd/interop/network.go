@@ -129,6 +129,8 @@ func runNetwork(args []string) error {
 	}
 	fmt.Println(string(line))
 	log.Info("network healthy; stop it with SIGTERM or SIGINT")
+	// Kept up through the shutdown below, whose stop waits for the nodes to be gone.
+	go reapExitedNodes(context.Background(), network.Dir)
 
 	<-ctx.Done()
 	shutdown(network)

@@ -30,6 +30,9 @@ type verdict struct {
 	Signers      int    `json:"signers"`
 	SignedWeight uint64 `json:"signedWeight"`
 	TotalWeight  uint64 `json:"totalWeight"`
+	// SignerNodeIDs are the NodeIDs of the validators whose bits are set (a validator of the
+	// canonical set may have several NodeIDs sharing one BLS key), so a test can check who signed.
+	SignerNodeIDs []string `json:"signerNodeIds"`
 }
 
 // runVerify checks a signed Warp message the way a receiving chain does, with avalanchego's
@@ -98,6 +101,11 @@ func runVerify(args []string) error {
 		if ferr == nil {
 			v.Signers = len(signers)
 			v.SignedWeight, _ = warp.SumWeight(signers)
+			for _, signer := range signers {
+				for _, nodeID := range signer.NodeIDs {
+					v.SignerNodeIDs = append(v.SignerNodeIDs, nodeID.String())
+				}
+			}
 		}
 	}
 	if err := msg.Signature.Verify(&msg.UnsignedMessage, expectedNetwork, canonical, *quorum, 100); err != nil {

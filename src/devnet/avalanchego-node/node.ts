@@ -103,6 +103,7 @@ export class SimulatedAvalancheNode {
   private readonly bls: BlsBackend;
   private readonly sk: SecretKey;
   private readonly server: Server;
+  private lastPort: number | undefined;
   private readonly connections = new Map<string, P2PConnection>();
   private readonly verifiers = new Map<string, { kind: 'evm' | 'pchain'; chainId: Uint8Array; verify: WarpVerifier }>();
   private readonly limits: ConnectionLimits;
@@ -140,8 +141,10 @@ export class SimulatedAvalancheNode {
     const host = this.options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.options.port ?? 0, host, () => resolve());
+      // Started again after close(): where it listened before, as a restarted validator keeps its address.
+      this.server.listen(this.options.port ?? this.lastPort ?? 0, host, () => resolve());
     });
+    this.lastPort = this.address.port;
     const skew = this.options.clockSkewMs ?? 0;
     this.local = makeLocalSide({
       networkId: this.options.networkId,
