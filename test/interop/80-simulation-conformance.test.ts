@@ -61,7 +61,7 @@ describe('the simulated avalanchego node answers as the real one does', () => {
 
   it('the signable cases are signed, with a signature that verifies under each node\'s BLS key', () => {
     const signable = CASES.flatMap((c, i) => (c.name.startsWith('signable:') ? [realOutcomes[i]] : []));
-    expect(signable.length).toBeGreaterThan(3);
+    expect(signable.length).toBeGreaterThanOrEqual(3);
     expect(new Set(signable)).toEqual(new Set(['signature']));
   });
 });

@@ -1,0 +1,31 @@
+// Where the devnet's simulated avalanchego node answered otherwise than a real one, found by the
+// conformance suite (test/interop/80-simulation-conformance.test.ts, against avalanchego
+// v1.14.2). Each case here states the real node's outcome, which avalanchego's source explains,
+// and holds the simulation to it without a real network.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CASES, type CaseOutcome } from '../../conformance/cases.js';
+import { startSimulatedSubject } from '../../conformance/simulated-subject.js';
+
+let simulated: Awaited<ReturnType<typeof startSimulatedSubject>>;
+beforeAll(async () => {
+  simulated = await startSimulatedSubject();
+});
+afterAll(async () => {
+  await simulated.node.close();
+});
+
+function run(name: string): Promise<CaseOutcome> {
+  const c = CASES.find((x) => x.name === name);
+  if (!c) throw new Error(`no conformance case "${name}"`);
+  return c.run(simulated.subject);
+}
+
+describe('the simulated node answers as avalanchego v1.14.2 does', () => {
+  it('EVM chain: an accepted block\'s hash on another network is refused by the signer (-1), not by the verifier (2)', async () => {
+    // subnet-evm's warp backend checks only that the hash names an accepted block (Verify is not
+    // expected to check NetworkID or SourceChainID, network/p2p/acp118/handler.go); the warp
+    // signer then refuses the network: ErrUnexpected.
+    expect(await run('wrong network ID (an accepted block\'s hash)')).toBe('app-error -1');
+    expect(await run('another chain\'s message (an accepted block\'s hash, the P-Chain as source)')).toBe('app-error -1');
+  });
+});
