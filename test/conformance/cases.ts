@@ -242,9 +242,29 @@ export const CASES: ConformanceCase[] = [
   { group: 'frames', name: 'a frame announcing 2 MiB + 1 bytes, then a signable request', run: thenSignable((p) => p.sendRaw(frame(new Uint8Array(0), MAX_MESSAGE_BYTES + 1))) },
   { group: 'frames', name: 'a Ping with uptime 101, then a signable request', run: thenSignable((p) => p.send({ case: 'ping', value: { $typeName: 'p2p.Ping', uptime: 101 } })) },
   { group: 'frames', name: 'a Pong that answers no Ping, then a signable request', run: thenSignable((p) => p.send({ case: 'pong', value: { $typeName: 'p2p.Pong' } })) },
+  {
+    group: 'frames',
+    name: '3,000 messages of an unknown kind in one burst, then a signable request',
+    run: thenSignable((p) => p.sendRaw(concatBytes(...Array.from({ length: 3_000 }, () => frame(Uint8Array.of(0x98, 0x06, 0x01)))))),
+  },
   { group: 'frames', name: 'a second Handshake, then a signable request', run: thenSignable((p, s) => p.send({ case: 'handshake', value: p.handshake(s.networkId) })) },
   // The Handshake (network/peer/peer.go handleHandshake).
   { group: 'Handshake', name: 'a valid Handshake', run: handshakeWith(() => undefined) },
+  {
+    group: 'Handshake',
+    name: 'a second connection with a connected NodeID (then the first one signs)',
+    run: (s) =>
+      withProbe(s.pchainNode, async (first) => {
+        const second = await Probe.dial(s.pchainNode, first.identity);
+        second.introduce(second.handshake(s.networkId));
+        const outcome = await second.handshakeOutcome(ANSWER_MS);
+        second.close();
+        const message = conversionMessage(s);
+        first.requestSignature(P_CHAIN, REQUEST, message, s.subnetId);
+        const firstStill = await first.outcome(REQUEST, ANSWER_MS, { blsPublicKey: s.pchainNode.blsPublicKey, message });
+        return firstStill === 'signature' ? outcome : firstStill;
+      }),
+  },
   { group: 'Handshake', name: 'wrong network ID', run: (s) => handshakeWith((h) => (h.networkId = s.networkId + 1))(s) },
   { group: 'Handshake', name: 'a bad IP signature (TLS key)', run: handshakeWith((h) => (h.ipNodeIdSig = flipped(h.ipNodeIdSig))) },
   { group: 'Handshake', name: 'an IP BLS signature that is no BLS signature', run: handshakeWith((h) => (h.ipBlsSig = new Uint8Array(96).fill(0xab))) },

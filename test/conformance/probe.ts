@@ -48,10 +48,9 @@ export class Probe {
     socket.on('end', () => this.markClosed());
   }
 
-  /** Dials `target` with a fresh identity; nothing is sent yet. */
-  static async dial(target: ProbeTarget): Promise<Probe> {
+  /** Dials `target` with a fresh identity (or the one given); nothing is sent yet. */
+  static async dial(target: ProbeTarget, identity: StakingIdentity = ephemeralStakingIdentity()): Promise<Probe> {
     await initCompression();
-    const identity = ephemeralStakingIdentity();
     const { socket } = await dialPeer({ host: target.host, port: target.port, expectedNodeId: target.nodeId }, identity, 15_000);
     return new Probe(socket, identity);
   }
