@@ -40,6 +40,12 @@ export interface LocalSide {
   compressOutbound: boolean;
   /** avalanchego skips messages it cannot parse; warpgate disconnects and penalises. */
   onUnparseable: 'disconnect' | 'ignore';
+  /**
+   * A Pong when no Ping is outstanding: warpgate drops it (one queued behind a stall is not
+   * misbehaviour); avalanchego closes the connection (network/peer/peer.go handlePong), and one
+   * Pong answers every Ping outstanding (it keeps only the last Ping's time).
+   */
+  onUnrequestedPong: 'drop' | 'disconnect';
 }
 
 export interface InboundAppRequest {

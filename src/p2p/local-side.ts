@@ -30,6 +30,7 @@ export interface LocalSideOptions {
   now?: () => number;
   compressOutbound?: boolean;
   onUnparseable?: 'disconnect' | 'ignore';
+  onUnrequestedPong?: 'drop' | 'disconnect';
 }
 
 export function makeLocalSide(o: LocalSideOptions): LocalSide {
@@ -63,6 +64,7 @@ export function makeLocalSide(o: LocalSideOptions): LocalSide {
     now,
     compressOutbound: o.compressOutbound ?? false,
     onUnparseable: o.onUnparseable ?? 'disconnect',
+    onUnrequestedPong: o.onUnrequestedPong ?? 'drop',
   };
 }
 

@@ -6,7 +6,9 @@
 // from warpgate's own side is avalanchego's: unparseable messages are skipped, not punished;
 // an AppRequest for a chain it does not track, or with an expired deadline, is dropped without
 // an answer; on an EVM chain an even request ID goes to the legacy handler and is never
-// answered; a second connection from a connected NodeID is dropped. A devnet's byzantine
+// answered; a second connection from a connected NodeID is dropped; a Pong that answers no
+// Ping closes the connection. test/interop's conformance suite holds these answers to a real
+// node's. A devnet's byzantine
 // validator misbehaves when it would sign (`fault`, the signer's fault modes): it answers a bad
 // signature, garbage instead of a SignatureResponse, nothing, or drops the connection.
 import { createServer, type Server, type TLSSocket } from 'node:tls';
@@ -157,6 +159,7 @@ export class SimulatedAvalancheNode {
       now: () => Date.now() + skew,
       compressOutbound: this.options.compress ?? true,
       onUnparseable: 'ignore',
+      onUnrequestedPong: 'disconnect',
       allSubnets: true,
       trackedSubnets: this.options.trackedSubnets ?? [],
     });

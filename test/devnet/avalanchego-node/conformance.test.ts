@@ -28,4 +28,8 @@ describe('the simulated node answers as avalanchego v1.14.2 does', () => {
     expect(await run('wrong network ID (an accepted block\'s hash)')).toBe('app-error -1');
     expect(await run('another chain\'s message (an accepted block\'s hash, the P-Chain as source)')).toBe('app-error -1');
   });
+
+  it('a Pong that answers no Ping closes the connection (network/peer/peer.go handlePong)', async () => {
+    expect(await run('a Pong that answers no Ping, then a signable request')).toBe('closed');
+  });
 });
