@@ -32,4 +32,8 @@ describe('the simulated node answers as avalanchego v1.14.2 does', () => {
   it('a Pong that answers no Ping closes the connection (network/peer/peer.go handlePong)', async () => {
     expect(await run('a Pong that answers no Ping, then a signable request')).toBe('closed');
   });
+
+  it('a burst of messages is read, not punished: avalanchego throttles a peer, it does not close it for sending many', async () => {
+    expect(await run('3,000 messages of an unknown kind in one burst, then a signable request')).toBe('signature');
+  });
 });
