@@ -15,7 +15,7 @@ import {
   type L1Message,
 } from '../../src/warp/index.js';
 import { encodeL1ValidatorRegistrationJustification } from '../../src/warp/justification.js';
-import { encodeUvarint } from '../../src/p2p/acp118.js';
+import { encodeSignatureRequestAppBytes, encodeUvarint } from '../../src/p2p/acp118.js';
 import { MAX_MESSAGE_BYTES } from '../../src/p2p/constants.js';
 import type { Handshake } from '../../src/p2p/gen/p2p/p2p_pb.js';
 import { Probe, type HandshakeOutcome, type Outcome, type ProbeTarget } from './probe.js';
@@ -246,6 +246,27 @@ export const CASES: ConformanceCase[] = [
     group: 'frames',
     name: '3,000 messages of an unknown kind in one burst, then a signable request',
     run: thenSignable((p) => p.sendRaw(concatBytes(...Array.from({ length: 3_000 }, () => frame(Uint8Array.of(0x98, 0x06, 0x01)))))),
+  },
+  {
+    group: 'frames',
+    name: 'an AppResponse to no request, then a signable request',
+    run: thenSignable((p) => p.send({ case: 'appResponse', value: { $typeName: 'p2p.AppResponse', chainId: P_CHAIN, requestId: 77, appBytes: Uint8Array.of(1) } }, true)),
+  },
+  {
+    group: 'frames',
+    name: 'an AppError to no request, then a signable request',
+    run: thenSignable((p) => p.send({ case: 'appError', value: { $typeName: 'p2p.AppError', chainId: P_CHAIN, requestId: 79, errorCode: 1, errorMessage: 'x' } })),
+  },
+  {
+    group: 'frames',
+    name: 'a signable request compressed with zstd',
+    run: (s) =>
+      withProbe(s.pchainNode, async (p) => {
+        const message = conversionMessage(s);
+        const appBytes = encodeSignatureRequestAppBytes(message, s.subnetId);
+        p.send({ case: 'appRequest', value: { $typeName: 'p2p.AppRequest', chainId: P_CHAIN, requestId: REQUEST, deadline: 10_000_000_000n, appBytes } }, true);
+        return p.outcome(REQUEST, ANSWER_MS, { blsPublicKey: s.pchainNode.blsPublicKey, message });
+      }),
   },
   { group: 'frames', name: 'a second Handshake, then a signable request', run: thenSignable((p, s) => p.send({ case: 'handshake', value: p.handshake(s.networkId) })) },
   // The Handshake (network/peer/peer.go handleHandshake).
