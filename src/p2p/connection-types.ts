@@ -46,6 +46,11 @@ export interface LocalSide {
    * Pong answers every Ping outstanding (it keeps only the last Ping's time).
    */
   onUnrequestedPong: 'drop' | 'disconnect';
+  /**
+   * An AppResponse or AppError to a request never made: warpgate disconnects and penalises;
+   * avalanchego's chain router drops it (snow/networking/router/chain_router.go).
+   */
+  onUnrequestedResponse: 'disconnect' | 'drop';
 }
 
 export interface InboundAppRequest {

@@ -310,7 +310,7 @@ export class P2PConnection {
     if (match.kind === 'pending') return then(match.request);
     const what = `an answer to request ${requestId} on chain ${bytesToHex(chainId).slice(0, 16)}…`;
     if (match.kind === 'late') this.hooks.onDropped?.(this, 'late-answer', `${what} given up on`);
-    else this.fault('unrequested-response', `${what} that was never made`);
+    else if (this.local.onUnrequestedResponse === 'disconnect') this.fault('unrequested-response', `${what} that was never made`);
   }
 
   private onHandshake(hs: Handshake): void {

@@ -31,6 +31,7 @@ export interface LocalSideOptions {
   compressOutbound?: boolean;
   onUnparseable?: 'disconnect' | 'ignore';
   onUnrequestedPong?: 'drop' | 'disconnect';
+  onUnrequestedResponse?: 'disconnect' | 'drop';
 }
 
 export function makeLocalSide(o: LocalSideOptions): LocalSide {
@@ -65,6 +66,7 @@ export function makeLocalSide(o: LocalSideOptions): LocalSide {
     compressOutbound: o.compressOutbound ?? false,
     onUnparseable: o.onUnparseable ?? 'disconnect',
     onUnrequestedPong: o.onUnrequestedPong ?? 'drop',
+    onUnrequestedResponse: o.onUnrequestedResponse ?? 'disconnect',
   };
 }
 

@@ -7,8 +7,8 @@
 // an AppRequest for a chain it does not track, or with an expired deadline, is dropped without
 // an answer; on an EVM chain an even request ID goes to the legacy handler and is never
 // answered; a second connection from a connected NodeID is dropped; a Pong that answers no
-// Ping closes the connection, and a burst of messages does not. test/interop's conformance
-// suite holds these answers to a real node's. A devnet's byzantine
+// Ping closes the connection, and a burst of messages or an answer to no request does not.
+// test/interop's conformance suite holds these answers to a real node's. A devnet's byzantine
 // validator misbehaves when it would sign (`fault`, the signer's fault modes): it answers a bad
 // signature, garbage instead of a SignatureResponse, nothing, or drops the connection.
 import { createServer, type Server, type TLSSocket } from 'node:tls';
@@ -162,6 +162,7 @@ export class SimulatedAvalancheNode {
       compressOutbound: this.options.compress ?? true,
       onUnparseable: 'ignore',
       onUnrequestedPong: 'disconnect',
+      onUnrequestedResponse: 'drop',
       allSubnets: true,
       trackedSubnets: this.options.trackedSubnets ?? [],
     });

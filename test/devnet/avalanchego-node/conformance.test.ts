@@ -36,4 +36,9 @@ describe('the simulated node answers as avalanchego v1.14.2 does', () => {
   it('a burst of messages is read, not punished: avalanchego throttles a peer, it does not close it for sending many', async () => {
     expect(await run('3,000 messages of an unknown kind in one burst, then a signable request')).toBe('signature');
   });
+
+  it('an AppResponse or AppError to no request is dropped, not punished (snow/networking/router/chain_router.go drops unrequested responses)', async () => {
+    expect(await run('an AppResponse to no request, then a signable request')).toBe('signature');
+    expect(await run('an AppError to no request, then a signable request')).toBe('signature');
+  });
 });
