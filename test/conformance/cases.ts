@@ -141,6 +141,28 @@ const frame = (body: Uint8Array, announced = body.length): Uint8Array => {
   return out;
 };
 
+/** An unsigned message laid out by hand: its payload may exceed the payload codec's 24 KiB. */
+function rawUnsignedMessage(networkId: number, chainId: Uint8Array, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(2 + 4 + 32 + 4 + payload.length);
+  const v = new DataView(out.buffer);
+  v.setUint32(2, networkId);
+  out.set(chainId, 6);
+  v.setUint32(38, payload.length);
+  out.set(payload, 42);
+  return out;
+}
+
+/** An AddressedCall (no source address) of `n` bytes in all: 30 KiB is over the 24 KiB payloads allowed. */
+function bigAddressedCall(n: number): Uint8Array {
+  const out = new Uint8Array(n).fill(0x61);
+  const v = new DataView(out.buffer);
+  v.setUint16(0, 0);
+  v.setUint32(2, 1);
+  v.setUint32(6, 0);
+  v.setUint32(10, n - 14);
+  return out;
+}
+
 const registration = (validationId: Uint8Array, registered: boolean): L1Message => ({ type: 'L1ValidatorRegistration', validationId, registered });
 const firstValidator = (s: ConformanceSubject): Uint8Array => validationIdFromIndex(s.subnetId, 0);
 const subnetIndex = (subnetId: Uint8Array, index: number): Uint8Array => encodeL1ValidatorRegistrationJustification({ type: 'SubnetIdIndex', subnetId, index });
@@ -166,6 +188,7 @@ export const CASES: ConformanceCase[] = [
   { group: 'P-Chain', name: 'unsignable: L1ValidatorWeight with a wrong nonce', run: ask((s) => onP(s, pMessage(s, { type: 'L1ValidatorWeight', validationId: firstValidator(s), nonce: s.minNonce + 10n, weight: 1n }))) },
   { group: 'P-Chain', name: 'wrong network ID (a signable message otherwise)', run: ask((s) => onP(s, conversionMessage(s, s.networkId + 1), s.subnetId)) },
   { group: 'P-Chain', name: 'another chain\'s message sent to the P-Chain', run: ask((s) => onP(s, newUnsignedMessage(s.networkId, s.evmChainId, encodeAddressedCall(new Uint8Array(0), encodeL1Message({ type: 'SubnetToL1Conversion', conversionId: s.conversionId }))).bytes, s.subnetId)) },
+  { group: 'P-Chain', name: 'a message whose payload is 30 KiB (over the 24 KiB a payload may be)', run: ask((s) => onP(s, rawUnsignedMessage(s.networkId, P_CHAIN, bigAddressedCall(30 * 1024)))) },
   // Justifications.
   { group: 'justification', name: 'SubnetToL1Conversion without a justification', run: ask((s) => onP(s, conversionMessage(s))) },
   { group: 'justification', name: 'SubnetToL1Conversion with a 31-byte justification', run: ask((s) => onP(s, conversionMessage(s), s.subnetId.subarray(1))) },
@@ -196,6 +219,7 @@ export const CASES: ConformanceCase[] = [
   { group: 'EVM chain', name: 'wrong network ID (an accepted block\'s hash)', run: ask((s) => onEvm(s, evmHashMessage(s, { networkId: s.networkId + 1 }))) },
   { group: 'EVM chain', name: 'another chain\'s message (an accepted block\'s hash, the P-Chain as source)', run: ask((s) => onEvm(s, evmHashMessage(s, { chain: P_CHAIN }))) },
   { group: 'EVM chain', name: 'signable, with an even request ID', run: ask((s) => ({ ...onEvm(s, evmHashMessage(s)), requestId: 2 })) },
+  { group: 'EVM chain', name: 'a message whose payload is 30 KiB (over the 24 KiB a payload may be)', run: ask((s) => onEvm(s, rawUnsignedMessage(s.networkId, s.evmChainId, bigAddressedCall(30 * 1024)))) },
   // Routing.
   { group: 'routing', name: 'a chain the node does not run', run: ask((s) => ({ ...onP(s, conversionMessage(s), s.subnetId), chainId: new Uint8Array(32).fill(0xee) })) },
   { group: 'routing', name: 'a chain ID of 31 bytes', run: ask((s) => ({ ...onP(s, conversionMessage(s), s.subnetId), chainId: new Uint8Array(31) })) },
