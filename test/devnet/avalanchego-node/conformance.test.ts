@@ -41,4 +41,12 @@ describe('the simulated node answers as avalanchego v1.14.2 does', () => {
     expect(await run('an AppResponse to no request, then a signable request')).toBe('signature');
     expect(await run('an AppError to no request, then a signable request')).toBe('signature');
   });
+
+  it('a message with a payload over 24 KiB is refused by the verifier (1), not as an unparseable message (-1)', async () => {
+    // acp118's handler parses the unsigned message with vms/platformvm/warp's codec, which has no
+    // size cap; only the payload codec (24 KiB) refuses it, inside each chain's verifier.
+    expect(await run('a message whose payload is 30 KiB (over the 24 KiB a payload may be)')).toBe('app-error 1');
+    const evm = CASES.filter((c) => c.group === 'EVM chain' && c.name.startsWith('a message whose payload is 30 KiB'));
+    expect(await evm[0]!.run(simulated.subject)).toBe('app-error 1');
+  });
 });
