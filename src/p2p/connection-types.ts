@@ -40,6 +40,17 @@ export interface LocalSide {
   compressOutbound: boolean;
   /** avalanchego skips messages it cannot parse; warpgate disconnects and penalises. */
   onUnparseable: 'disconnect' | 'ignore';
+  /**
+   * A Pong when no Ping is outstanding: warpgate drops it (one queued behind a stall is not
+   * misbehaviour); avalanchego closes the connection (network/peer/peer.go handlePong), and one
+   * Pong answers every Ping outstanding (it keeps only the last Ping's time).
+   */
+  onUnrequestedPong: 'drop' | 'disconnect';
+  /**
+   * An AppResponse or AppError to a request never made: warpgate disconnects and penalises;
+   * avalanchego's chain router drops it (snow/networking/router/chain_router.go).
+   */
+  onUnrequestedResponse: 'disconnect' | 'drop';
 }
 
 export interface InboundAppRequest {

@@ -256,10 +256,10 @@ export class P2PConnection {
         this.send({ case: 'pong', value: { $typeName: 'p2p.Pong' } });
         return;
       case 'pong':
-        // Pongs queued behind a stall can outnumber the Pings outstanding: dropped, not punished.
-        if (this.pingsUnanswered === 0) return this.hooks.onDropped?.(this, 'surplus-pong', 'a Pong that answers no Ping');
-        this.pingsUnanswered--;
-        return;
+        // Pongs queued behind a stall can outnumber the Pings outstanding: dropped, not punished (local.onUnrequestedPong).
+        if (this.pingsUnanswered > 0) return void (this.pingsUnanswered = this.local.onUnrequestedPong === 'disconnect' ? 0 : this.pingsUnanswered - 1);
+        if (this.local.onUnrequestedPong === 'disconnect') return this.fault('unrequested-pong', 'a Pong that answers no Ping');
+        return this.hooks.onDropped?.(this, 'surplus-pong', 'a Pong that answers no Ping');
       case 'handshake':
         return this.onHandshake(m.value);
       case 'peerList':
@@ -310,7 +310,7 @@ export class P2PConnection {
     if (match.kind === 'pending') return then(match.request);
     const what = `an answer to request ${requestId} on chain ${bytesToHex(chainId).slice(0, 16)}…`;
     if (match.kind === 'late') this.hooks.onDropped?.(this, 'late-answer', `${what} given up on`);
-    else this.fault('unrequested-response', `${what} that was never made`);
+    else if (this.local.onUnrequestedResponse === 'disconnect') this.fault('unrequested-response', `${what} that was never made`);
   }
 
   private onHandshake(hs: Handshake): void {

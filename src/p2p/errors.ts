@@ -61,6 +61,7 @@ export type PeerFault =
   | 'unrequested-response'
   | 'bad-response'
   | 'bad-ping'
+  | 'unrequested-pong'
   | 'bad-peer-list'
   | 'bad-get-peer-list'
   | 'flood';

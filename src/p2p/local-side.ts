@@ -30,6 +30,8 @@ export interface LocalSideOptions {
   now?: () => number;
   compressOutbound?: boolean;
   onUnparseable?: 'disconnect' | 'ignore';
+  onUnrequestedPong?: 'drop' | 'disconnect';
+  onUnrequestedResponse?: 'disconnect' | 'drop';
 }
 
 export function makeLocalSide(o: LocalSideOptions): LocalSide {
@@ -63,6 +65,8 @@ export function makeLocalSide(o: LocalSideOptions): LocalSide {
     now,
     compressOutbound: o.compressOutbound ?? false,
     onUnparseable: o.onUnparseable ?? 'disconnect',
+    onUnrequestedPong: o.onUnrequestedPong ?? 'drop',
+    onUnrequestedResponse: o.onUnrequestedResponse ?? 'disconnect',
   };
 }
 

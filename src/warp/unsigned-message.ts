@@ -24,19 +24,23 @@ const UNSIGNED_MESSAGE_HEADER_BYTES = 2 + 4 + ID_LENGTH + 4;
  * reader just past it, so a signed message can continue with the signature.
  * Payloads are capped at 24 KiB: avalanchego's payload codec cannot produce or accept more.
  */
-export function readUnsignedMessage(r: ByteReader): UnsignedMessage {
+export function readUnsignedMessage(r: ByteReader, maxPayloadBytes = MAX_PAYLOAD_BYTES): UnsignedMessage {
   const start = r.offset;
   r.expectCodecVersion();
   const networkId = r.u32('networkID');
   const sourceChainId = r.fixed('sourceChainID', ID_LENGTH);
-  const payload = r.varBytes('payload', MAX_PAYLOAD_BYTES);
+  const payload = r.varBytes('payload', maxPayloadBytes);
   const bytes = r.copyFrom(start);
   return { networkId, sourceChainId, payload, bytes, id: sha256(bytes) };
 }
 
-export function parseUnsignedMessage(bytes: Uint8Array): UnsignedMessage {
+/**
+ * `maxPayloadBytes`: avalanchego's own parse (vms/platformvm/warp's codec) has no cap, and leaves
+ * the 24 KiB to the payload codec; the simulated node parses as it does.
+ */
+export function parseUnsignedMessage(bytes: Uint8Array, opts: { maxPayloadBytes?: number } = {}): UnsignedMessage {
   const r = new ByteReader(bytes, WHAT);
-  const msg = readUnsignedMessage(r);
+  const msg = readUnsignedMessage(r, opts.maxPayloadBytes);
   r.end();
   return msg;
 }

@@ -118,8 +118,9 @@ describe('ACP-118 requests', () => {
     const node = await startNode();
     const net = await connected(node);
     const foreign = new Uint8Array(32).fill(9);
-    const hashFromElsewhere = hashMessage(1, { chain: foreign });
-    expect(await ask(net, node, hashFromElsewhere.bytes)).toMatchObject({ kind: 'refused', code: EVM_VERIFIER_ERROR.verify });
+    // A ValidatorUptime message the node cannot vouch for (subnet-evm's offchain check): verify = 2.
+    const uptimeFromElsewhere = addressedCallMessage(new Uint8Array(46), { chain: foreign });
+    expect(await ask(net, node, uptimeFromElsewhere.bytes)).toMatchObject({ kind: 'refused', code: EVM_VERIFIER_ERROR.verify });
     const junkCall = addressedCallMessage(Uint8Array.of(1, 2, 3), { chain: foreign });
     expect(await ask(net, node, junkCall.bytes)).toMatchObject({ kind: 'refused', code: EVM_VERIFIER_ERROR.parse });
     const notAPayload = (await import('../../src/warp/index.js')).newUnsignedMessage(NETWORK_ID, EVM_CHAIN, Uint8Array.of(0, 0, 0, 0, 0, 9));

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EVM_VERIFIER_ERROR, P2PRequestError, ShardedP2PNetwork, shardOf, type P2PAnswer, type ShardedP2PNetworkOptions } from '../../src/p2p/index.js';
 import type { ToShard } from '../../src/p2p/shard-messages.js';
 import type { SimulatedAvalancheNode } from '../../src/devnet/avalanchego-node/node.js';
-import { bls, closeAll, EVM_CHAIN, FAST_LIMITS, hashMessage, NETWORK_ID, nextDialFailure, once, startNode, targetOf, verifies, waitFor } from './helpers.js';
+import { addressedCallMessage, bls, closeAll, EVM_CHAIN, FAST_LIMITS, hashMessage, NETWORK_ID, nextDialFailure, once, startNode, targetOf, verifies, waitFor } from './helpers.js';
 import { ephemeralStakingIdentity } from '../../src/p2p/index.js';
 
 const opened: ShardedP2PNetwork[] = [];
@@ -74,8 +74,8 @@ describe('ShardedP2PNetwork', () => {
     const net = await startSharded();
     net.setTargets([targetOf(refusing)]);
     await waitFor(() => net.isConnected(refusing.nodeId), 'connected');
-    // A hash from another chain: the EVM verifier refuses it.
-    const foreign = { chainId: EVM_CHAIN, message: hashMessage(1, { chain: new Uint8Array(32).fill(9) }).bytes, justification: new Uint8Array() };
+    // A ValidatorUptime message from another chain: the EVM verifier refuses it.
+    const foreign = { chainId: EVM_CHAIN, message: addressedCallMessage(new Uint8Array(46), { chain: new Uint8Array(32).fill(9) }).bytes, justification: new Uint8Array() };
     const refused = await askOnce(net, refusing.nodeId, foreign);
     expect(refused.answer).toMatchObject({ kind: 'refused', code: EVM_VERIFIER_ERROR.verify });
     // A chain the node does not run: it drops the request, the shard times it out.

@@ -6,7 +6,9 @@
 // from warpgate's own side is avalanchego's: unparseable messages are skipped, not punished;
 // an AppRequest for a chain it does not track, or with an expired deadline, is dropped without
 // an answer; on an EVM chain an even request ID goes to the legacy handler and is never
-// answered; a second connection from a connected NodeID is dropped. A devnet's byzantine
+// answered; a second connection from a connected NodeID is dropped; a Pong that answers no
+// Ping closes the connection, and a burst of messages or an answer to no request does not.
+// test/interop's conformance suite holds these answers to a real node's. A devnet's byzantine
 // validator misbehaves when it would sign (`fault`, the signer's fault modes): it answers a bad
 // signature, garbage instead of a SignatureResponse, nothing, or drops the connection.
 import { createServer, type Server, type TLSSocket } from 'node:tls';
@@ -120,7 +122,9 @@ export class SimulatedAvalancheNode {
       const verify = c.kind === 'evm' ? evmWarpVerifier(c.chainId, options.networkId) : c.verify;
       this.verifiers.set(bytesToHex(c.chainId), { kind: c.kind, chainId: c.chainId, verify });
     }
-    this.limits = { ...DEFAULT_P2P_LIMITS, ...options.limits };
+    // avalanchego throttles a peer's inbound messages (network/throttling: bytes and CPU time
+    // per node) and never closes a connection for how many it sends: no message-rate fault here.
+    this.limits = { ...DEFAULT_P2P_LIMITS, maxMessagesPerSecond: Number.POSITIVE_INFINITY, ...options.limits };
     this.server = createServer(tlsServerOptions(this.identity), (socket) => this.accept(socket));
     this.server.on('tlsClientError', () => {});
   }
@@ -160,6 +164,8 @@ export class SimulatedAvalancheNode {
       now: () => Date.now() + skew,
       compressOutbound: this.options.compress ?? true,
       onUnparseable: 'ignore',
+      onUnrequestedPong: 'disconnect',
+      onUnrequestedResponse: 'drop',
       allSubnets: true,
       trackedSubnets: this.options.trackedSubnets ?? [],
     });
@@ -250,7 +256,8 @@ export class SimulatedAvalancheNode {
     }
     let message;
     try {
-      message = parseUnsignedMessage(request.message);
+      // vms/platformvm/warp's codec has no size cap: a payload over 24 KiB is the verifier's to refuse (code 1).
+      message = parseUnsignedMessage(request.message, { maxPayloadBytes: request.message.length });
     } catch (err) {
       return refuse(APP_ERROR.unexpected, `failed to parse warp unsigned message: ${(err as Error).message}`);
     }

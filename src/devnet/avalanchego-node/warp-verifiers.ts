@@ -5,8 +5,11 @@
 // ParseErrCode 1), a Hash payload must name an accepted block (VerifyErrCode 2), an
 // AddressedCall must hold a known off-chain message (ValidatorUptime, else 1) with an empty
 // source address (else 2) whose uptime the node can vouch for (else 2). The devnet runs no
-// EVM, so every well-formed message from the chain's own ID on its own network counts as sent;
-// anything else gets the code the real verifier would give a message it never sent.
+// EVM, so every well-formed message from the chain's own ID on its own network counts as sent,
+// and every Hash payload as naming an accepted block; anything else gets the code the real
+// verifier would give a message it never sent. Like the real verifier (acp118.Verifier leaves
+// NetworkID and SourceChainID to the signer), a block hash is vouched for whatever network and
+// chain the message names: the node's signer then refuses another network or chain with -1.
 //
 // The P-Chain (vms/platformvm/network/warp.go) is passed in as a callback: the devnet wires it
 // to its simulated P-Chain state.
@@ -38,7 +41,7 @@ export function evmWarpVerifier(chainId: Uint8Array, networkId: number): WarpVer
       return { code: EVM_VERIFIER_ERROR.parse, message: `failed to parse payload: ${(err as Error).message}` };
     }
     if (message.networkId === networkId && bytesEqual(message.sourceChainId, chainId)) return null;
-    if (payload.type === 'Hash') return { code: EVM_VERIFIER_ERROR.verify, message: 'failed to get block: not found' };
+    if (payload.type === 'Hash') return null;
     if (!isValidatorUptime(payload.payload)) return { code: EVM_VERIFIER_ERROR.parse, message: 'failed to parse addressed call message' };
     if (payload.sourceAddress.length !== 0) return { code: EVM_VERIFIER_ERROR.verify, message: 'source address should be empty for offchain addressed messages' };
     return { code: EVM_VERIFIER_ERROR.verify, message: 'failed to get uptime: not found' };
