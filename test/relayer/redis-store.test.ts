@@ -171,6 +171,19 @@ describe('list and its indexes', () => {
     expect(await s.list({ limit: 0 })).toEqual([]);
   });
 
+  it('records first seen in the same millisecond list in the order they were inserted', async () => {
+    const s = await store();
+    // IDs descending, so neither ID order nor chance gives insertion order.
+    const ids = [9, 7, 5, 3, 1].map((n) => 800 + n);
+    for (const n of ids) await s.insert(hex(n), record(n, { firstSeenAt: 42, status: 'parked' }));
+    const listed = await s.list({ route: ROUTE_A, statuses: ['parked', 'seen'], limit: 10 });
+    expect(listed.map((r) => r.message.warpMessageId)).toEqual(ids.map((n) => hex(n)));
+    const { version: _v, ...base } = record(ids[0]!, { firstSeenAt: 42 });
+    expect(await s.update(hex(ids[0]!), 1, { ...base, status: 'seen' })).toBe(true);
+    // Still first after moving to another status (it keeps its place, not the time of the move).
+    expect((await s.list({ route: ROUTE_A, statuses: ['seen', 'parked'], limit: 2 })).map((r) => r.message.warpMessageId)).toEqual([hex(ids[0]!), hex(ids[1]!)]);
+  });
+
   it('racing writers moving records through states leave every record in exactly the index of its status', async () => {
     const prefix = `idx${++prefixes}:`;
     const writers = await Promise.all(Array.from({ length: 4 }, () => store(prefix)));
@@ -192,8 +205,10 @@ describe('list and its indexes', () => {
     for (const [i, id] of ids.entries()) {
       const r = (await writers[1]!.get(id))!;
       for (const status of ['seen', 'signed', 'submitted', 'delivered', 'skipped', 'parked']) {
-        const inRoute = await inspect.zscore(`${base}idx:r:${ROUTE_A}:${status}`, id);
-        const inAll = await inspect.zscore(`${base}idx:s:${status}`, id);
+        const member = (await inspect.hget(`${base}msg:${id}`, 'm'))!;
+        expect(member.endsWith(`:${id}`)).toBe(true);
+        const inRoute = await inspect.zscore(`${base}idx:r:${ROUTE_A}:${status}`, member);
+        const inAll = await inspect.zscore(`${base}idx:s:${status}`, member);
         expect([inRoute !== null, inAll !== null], `${id} (${i}) in ${status}, stored ${r.status}`).toEqual([status === r.status, status === r.status]);
       }
       expect((await inspect.zscore(`${base}done`, id)) !== null).toBe(r.status === 'delivered');

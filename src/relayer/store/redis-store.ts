@@ -4,8 +4,10 @@
 // fields (what the scripts compare and index by) and the whole record as JSON. Every write is one
 // Lua script (EVALSHA through ioredis' defineCommand) that changes the record and its indexes
 // together, so an index never disagrees with a record:
-//   idx:r:<route>:<status>  sorted set by first-seen time: list() by route and status, oldest first
+//   idx:r:<route>:<status>  sorted set by first-seen time: list() by route and status, oldest first;
+//                           members are `<insertion number>:<ID>`, so ties keep insertion order
 //   idx:s:<status>          the same across routes
+//   seq                     the insertion counter
 //   done                    delivered and skipped messages by last-update time: prune()
 //   tid:<Teleporter ID>     the Warp message ID: lookups by Teleporter message ID
 //   checkpoints             hash: route → height, raised only (a script compares)
@@ -22,10 +24,10 @@ import type { Hex, MessageRecord, MessageStatus, RelayerStore } from '../ports.j
 const STATUSES: readonly MessageStatus[] = ['seen', 'signed', 'submitted', 'delivered', 'skipped', 'parked'];
 const TERMINAL: ReadonlySet<MessageStatus> = new Set(['delivered', 'skipped']);
 
-/** Keys of the write scripts, in order: the record, its Teleporter index, `done`, then the six route and six all-route status sets. */
-const WRITE_KEYS = 3 + 2 * STATUSES.length;
+/** Keys of the write scripts, in order: the record, its Teleporter index, `done`, `seq`, then the six route and six all-route status sets. */
+const WRITE_KEYS = 4 + 2 * STATUSES.length;
 
-// Shared by the write scripts: the status names' positions in KEYS (route set at 3 + i, all-route set at 9 + i).
+// Shared by the write scripts: the status names' positions in KEYS (route set at 4 + i, all-route set at 10 + i).
 const LUA_STATUS = `local IDX = {${STATUSES.map((s, i) => `${s}=${i + 1}`).join(', ')}}
 local function terminal(s) return s == 'delivered' or s == 'skipped' end`;
 
@@ -33,38 +35,40 @@ local function terminal(s) return s == 'delivered' or s == 'skipped' end`;
 const INSERT_LUA = `${LUA_STATUS}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local i = IDX[ARGV[3]]
-redis.call('HSET', KEYS[1], 'v', 1, 'route', ARGV[2], 'status', ARGV[3], 'seen', ARGV[4], 'upd', ARGV[5], 'tid', ARGV[6], 'rec', ARGV[7])
-redis.call('ZADD', KEYS[3 + i], ARGV[4], ARGV[1])
-redis.call('ZADD', KEYS[9 + i], ARGV[4], ARGV[1])
+local m = string.format('%016d', redis.call('INCR', KEYS[4])) .. ':' .. ARGV[1]
+redis.call('HSET', KEYS[1], 'v', 1, 'm', m, 'route', ARGV[2], 'status', ARGV[3], 'seen', ARGV[4], 'upd', ARGV[5], 'tid', ARGV[6], 'rec', ARGV[7])
+redis.call('ZADD', KEYS[4 + i], ARGV[4], m)
+redis.call('ZADD', KEYS[10 + i], ARGV[4], m)
 if terminal(ARGV[3]) then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1]) end
 redis.call('SET', KEYS[2], ARGV[1])
 return 1`;
 
 /** ARGV as INSERT_LUA's, then the expected version. 1 when replaced, 0 when the version differs or the record is gone. */
 const UPDATE_LUA = `${LUA_STATUS}
-local cur = redis.call('HMGET', KEYS[1], 'v', 'route', 'status')
+local cur = redis.call('HMGET', KEYS[1], 'v', 'route', 'status', 'm')
 if not cur[1] or tonumber(cur[1]) ~= tonumber(ARGV[8]) then return 0 end
+local m = cur[4]
 if cur[2] ~= ARGV[2] then return redis.error_reply('a message cannot change route (' .. cur[2] .. ' to ' .. ARGV[2] .. ')') end
 local old, new = IDX[cur[3]], IDX[ARGV[3]]
 redis.call('HSET', KEYS[1], 'v', tonumber(ARGV[8]) + 1, 'status', ARGV[3], 'seen', ARGV[4], 'upd', ARGV[5], 'tid', ARGV[6], 'rec', ARGV[7])
 if old and old ~= new then
-  redis.call('ZREM', KEYS[3 + old], ARGV[1])
-  redis.call('ZREM', KEYS[9 + old], ARGV[1])
+  redis.call('ZREM', KEYS[4 + old], m)
+  redis.call('ZREM', KEYS[10 + old], m)
 end
-redis.call('ZADD', KEYS[3 + new], ARGV[4], ARGV[1])
-redis.call('ZADD', KEYS[9 + new], ARGV[4], ARGV[1])
+redis.call('ZADD', KEYS[4 + new], ARGV[4], m)
+redis.call('ZADD', KEYS[10 + new], ARGV[4], m)
 if terminal(ARGV[3]) then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1]) else redis.call('ZREM', KEYS[3], ARGV[1]) end
 return 1`;
 
 /** ARGV: id, expected version, before (ms). Deletes a delivered or skipped record last updated before `before`, and its index entries. */
 const PRUNE_LUA = `${LUA_STATUS}
-local cur = redis.call('HMGET', KEYS[1], 'v', 'status', 'upd')
+local cur = redis.call('HMGET', KEYS[1], 'v', 'status', 'upd', 'm')
 if not cur[1] then redis.call('ZREM', KEYS[3], ARGV[1]) return 0 end
 if tonumber(cur[1]) ~= tonumber(ARGV[2]) or not terminal(cur[2]) or tonumber(cur[3]) >= tonumber(ARGV[3]) then return 0 end
 local i = IDX[cur[2]]
 redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[3 + i], ARGV[1])
-redis.call('ZREM', KEYS[9 + i], ARGV[1])
+redis.call('ZREM', KEYS[4 + i], cur[4])
+redis.call('ZREM', KEYS[10 + i], cur[4])
 redis.call('ZREM', KEYS[3], ARGV[1])
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 return 1`;
@@ -163,14 +167,15 @@ export class RedisRelayerStore implements RelayerStore {
       for (const key of sets) p.zrange(key, 0, limit - 1, 'WITHSCORES');
       return p.exec();
     });
-    const candidates: { id: string; score: number }[] = [];
+    const candidates: { member: string; score: number }[] = [];
     for (const [err, reply] of ranges ?? []) {
       if (err) throw err;
       const flat = reply as string[];
-      for (let i = 0; i < flat.length; i += 2) candidates.push({ id: flat[i]!, score: Number(flat[i + 1]) });
+      for (let i = 0; i < flat.length; i += 2) candidates.push({ member: flat[i]!, score: Number(flat[i + 1]) });
     }
-    candidates.sort((a, b) => a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const ids = candidates.slice(0, limit).map((c) => c.id);
+    // As Redis orders one set: by score, then by member (whose insertion number is zero-padded).
+    candidates.sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0));
+    const ids = candidates.slice(0, limit).map((c) => c.member.slice(c.member.indexOf(':') + 1));
     if (ids.length === 0) return [];
     const replies = await this.conn.run('relayer list', (c) => {
       const p = c.pipeline();
@@ -254,6 +259,7 @@ export class RedisRelayerStore implements RelayerStore {
       this.recordKey(id),
       this.key(`tid:${record.message.teleporterMessageId.toLowerCase()}`),
       this.key('done'),
+      this.key('seq'),
       ...STATUSES.map((s) => this.statusKey(s, record.route)),
       ...STATUSES.map((s) => this.statusKey(s)),
     ];
