@@ -222,6 +222,29 @@ describe('Redis stopped', () => {
   }, 90_000);
 });
 
+describe('listeners', () => {
+  it('a listener that throws stops neither the taking nor the renewals', async () => {
+    prefixes += 1;
+    const conn = await connection();
+    const ttlMs = 1_500;
+    let calls = 0;
+    const throwing = (): never => {
+      calls += 1;
+      throw new Error('metrics bug');
+    };
+    const leases = new RedisRouteLeases(conn, { ttlMs }, { onLease: throwing });
+    cleanups.unshift(() => leases.stop());
+    leases.start([ROUTE], () => {
+      calls += 1;
+      throw new Error('engine bug');
+    });
+    await expect.poll(() => leases.holds(ROUTE, 0), { timeout: SLACK_MS }).toBe(true);
+    await new Promise((r) => setTimeout(r, 2 * ttlMs));
+    expect(leases.holds(ROUTE, 0)).toBe(true);
+    expect(calls).toBe(2);
+  }, 30_000);
+});
+
 describe('options', () => {
   it('refuses a TTL or renewal period that cannot work', async () => {
     const conn = await connection();

@@ -176,10 +176,7 @@ export class RedisRouteLeases implements RouteLeases {
         const released = await this.conn
           .run('route lease release', (c) => scripted(c).warpgateRouteLeaseRelease(this.leaseKey(route), this.holderKey(route), this.owner))
           .catch(() => 0);
-        if (wasHeld) {
-          this.events.onLease?.(route, released === 1 ? 'released' : 'lost');
-          this.onChange(route, false);
-        }
+        if (wasHeld) this.report(route, released === 1 ? 'released' : 'lost', false);
       }),
     );
   }
@@ -187,7 +184,8 @@ export class RedisRouteLeases implements RouteLeases {
   /** One claim, then the next after renewEveryMs (held) or pollEveryMs (not held). */
   private cycle(route: string, lease: RouteLease): void {
     if (this.stopped) return;
-    const claim = this.claim(route, lease).finally(() => {
+    // A callback that throws must not stop the renewals (nor become an unhandled rejection).
+    const claim = this.claim(route, lease).catch(() => undefined).finally(() => {
       this.claims.delete(claim);
       if (!this.stopped) {
         lease.loop = setTimeout(() => this.cycle(route, lease), lease.held ? this.renewEveryMs : this.pollEveryMs);
@@ -219,13 +217,13 @@ export class RedisRouteLeases implements RouteLeases {
     if (lease.held) return;
     lease.held = true;
     const takeover = outcome === 'takeover';
-    this.events.onLease?.(route, takeover ? 'takeover' : 'acquired');
+    this.safely(() => this.events.onLease?.(route, takeover ? 'takeover' : 'acquired'));
     if (takeover && this.opts.inFlight && this.events.onInFlightAtTakeover) {
       const count = await this.opts.inFlight(route).catch(() => undefined);
-      if (count !== undefined) this.events.onInFlightAtTakeover(route, count);
-      if (this.stopped) return;
+      if (count !== undefined) this.safely(() => this.events.onInFlightAtTakeover?.(route, count));
+      if (this.stopped || !lease.held) return;
     }
-    this.onChange(route, true);
+    this.safely(() => this.onChange(route, true));
   }
 
   /** Reports the loss once the local expiry has passed (holds() already says false by then). */
@@ -237,8 +235,21 @@ export class RedisRouteLeases implements RouteLeases {
     lease.held = false;
     lease.expiresAt = 0;
     clearTimeout(lease.expiry);
-    this.events.onLease?.(route, 'lost');
-    this.onChange(route, false);
+    this.report(route, 'lost', false);
+  }
+
+  private report(route: string, change: 'lost' | 'released', held: boolean): void {
+    this.safely(() => this.events.onLease?.(route, change));
+    this.safely(() => this.onChange(route, held));
+  }
+
+  /** A listener's bug is its own: the leases go on. */
+  private safely(call: () => void): void {
+    try {
+      call();
+    } catch {
+      // ignored on purpose
+    }
   }
 
   private leaseKey(route: string): string {
