@@ -139,6 +139,11 @@ export interface MessageRecord {
 /** Where message states and route checkpoints live. Every write is durable when its promise resolves. */
 export interface RelayerStore {
   get(warpMessageId: Hex): Promise<MessageRecord | undefined>;
+  /**
+   * The record of the message with this Teleporter message ID (GET /relay/messages/{id} takes
+   * either ID). Optional: without it the engine finds only the Teleporter IDs it saw this run.
+   */
+  getByTeleporterId?(teleporterMessageId: Hex): Promise<MessageRecord | undefined>;
   /** Stores `record` (version 1) unless one exists; false when it did. */
   insert(warpMessageId: Hex, record: MessageRecord): Promise<boolean>;
   /**
