@@ -1,9 +1,10 @@
 // The relayer's store in Redis (issue: active/standby), for relayers that share one Redis so a
 // standby finds every message's state where the active one left it. Each message is a hash under
 // `msg:<Warp message ID>`: its version, route, status, first-seen and last-update times as plain
-// fields (what the scripts compare and index by) and the whole record as JSON. Every write is one
-// Lua script (EVALSHA through ioredis' defineCommand) that changes the record and its indexes
-// together, so an index never disagrees with a record:
+// fields (what the scripts compare and index by) and the whole record as JSON (record-codec.ts, as
+// the embedded log writes it). Every write is one Lua script (EVALSHA through ioredis'
+// defineCommand) that changes the record and its indexes together, so an index never disagrees
+// with a record:
 //   idx:r:<route>:<status>  sorted set by first-seen time: list() by route and status, oldest first;
 //                           members are `<insertion number>:<ID>`, so ties keep insertion order
 //   idx:s:<status>          the same across routes
@@ -20,6 +21,7 @@
 import type { Redis } from 'ioredis';
 import type { SharedConnection } from '../../shared-state/connection.js';
 import type { Hex, MessageRecord, MessageStatus, RelayerStore } from '../ports.js';
+import { recordFromJson, recordToJson } from './record-codec.js';
 
 const STATUSES: readonly MessageStatus[] = ['seen', 'signed', 'submitted', 'delivered', 'skipped', 'parked'];
 const TERMINAL: ReadonlySet<MessageStatus> = new Set(['delivered', 'skipped']);
@@ -267,34 +269,23 @@ export class RedisRelayerStore implements RelayerStore {
 
   private writeArgs(id: string, record: MessageRecord): (string | number)[] {
     if (!STATUSES.includes(record.status)) throw new RangeError(`unknown message status ${String(record.status)}`);
-    const { version: _version, ...rest } = record;
-    return [id, record.route, record.status, record.firstSeenAt, record.updatedAt, record.message.teleporterMessageId.toLowerCase(), encode(rest)];
+    // The version lives in its own field (the scripts compare it), not in the JSON.
+    const { version: _version, ...json } = recordToJson(record);
+    return [id, record.route, record.status, record.firstSeenAt, record.updatedAt, record.message.teleporterMessageId.toLowerCase(), JSON.stringify(json)];
   }
-}
-
-/** JSON with bigints as {"$bigint": "<decimal>"} (gas limits and fees). */
-function encode(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? { $bigint: v.toString() } : v));
 }
 
 function decode(id: string, fields: Record<string, string>): MessageRecord | undefined {
   if (!fields || fields.v === undefined) return undefined;
-  let body: Omit<MessageRecord, 'version'>;
-  try {
-    body = JSON.parse(fields.rec ?? '', (_key, v: unknown) => {
-      if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-        const keys = Object.keys(v);
-        const big = (v as { $bigint?: unknown }).$bigint;
-        if (keys.length === 1 && typeof big === 'string' && /^-?\d+$/.test(big)) return BigInt(big);
-      }
-      return v;
-    }) as Omit<MessageRecord, 'version'>;
-  } catch (err) {
-    throw new CorruptRecordError(`relayer record ${id} in Redis is not valid JSON: ${(err as Error).message}`);
-  }
   const version = Number(fields.v);
-  if (!Number.isSafeInteger(version) || typeof body !== 'object' || body === null || !STATUSES.includes(body.status)) {
-    throw new CorruptRecordError(`relayer record ${id} in Redis is malformed`);
+  let record: MessageRecord;
+  try {
+    const json: unknown = JSON.parse(fields.rec ?? '');
+    if (typeof json !== 'object' || json === null) throw new Error('not an object');
+    record = recordFromJson(json as Record<string, unknown>);
+  } catch (err) {
+    throw new CorruptRecordError(`relayer record ${id} in Redis cannot be read: ${(err as Error).message}`);
   }
-  return { ...body, version };
+  if (!Number.isSafeInteger(version) || !STATUSES.includes(record.status)) throw new CorruptRecordError(`relayer record ${id} in Redis is malformed`);
+  return { ...record, version };
 }
