@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import type { SharedConnection } from '../../shared-state/connection.js';
 import type { RouteLeases } from '../ports.js';
+import { DEFAULT_RELAYER_NAMESPACE } from './redis-store.js';
 
 /** KEYS: lease, holder. ARGV: token, ttl. 'renewed' | 'acquired' | 'takeover' | 'held' (by another). */
 const CLAIM_LUA = `local v = redis.call('GET', KEYS[1])
@@ -121,7 +122,7 @@ export class RedisRouteLeases implements RouteLeases {
     if (!(this.renewEveryMs > 0 && this.renewEveryMs < this.ttlMs)) throw new RangeError(`lease renewEveryMs must be between 0 and ttlMs (${this.ttlMs}), got ${this.renewEveryMs}`);
     if (!(this.pollEveryMs > 0)) throw new RangeError(`lease pollEveryMs must be positive, got ${this.pollEveryMs}`);
     this.owner = opts.owner ?? `${hostname()}/${process.pid}/${randomBytes(6).toString('hex')}`;
-    this.ns = opts.namespace ?? '{relayer}:v1:';
+    this.ns = opts.namespace ?? DEFAULT_RELAYER_NAMESPACE;
     this.now = opts.now ?? (() => performance.now());
   }
 

@@ -115,7 +115,7 @@ interface RedisStoreOptions {
   ownsConnection?: boolean;
 }
 
-const DEFAULT_RELAYER_NAMESPACE = '{relayer}:v1:';
+export const DEFAULT_RELAYER_NAMESPACE = '{relayer}:v1:';
 
 export class RedisRelayerStore implements RelayerStore {
   private readonly ns: string;
