@@ -30,7 +30,7 @@ interface ConnectionEvents {
 }
 
 /** A shared-state operation was not done: Redis is down, slow, or refused it. */
-class SharedStateUnavailableError extends Error {
+export class SharedStateUnavailableError extends Error {
   override name = 'SharedStateUnavailableError';
 }
 
