@@ -15,12 +15,12 @@ import { RelayerMetrics, type RelayerEvents } from './relayer-metrics.js';
 import { createSignMessage, type SigningDeps } from './relayer-sign.js';
 
 type RelayerConfig = Config['relayer'];
-export type RelayerChain = RelayerConfig['chains'][number];
+type RelayerChain = RelayerConfig['chains'][number];
 
-export type RunningRelayer = RelayerControl & { start(): Promise<void>; stop(): Promise<void> };
+type RunningRelayer = RelayerControl & { start(): Promise<void>; stop(): Promise<void> };
 
 /** What a source is given besides its chain (relayer/evm createEvmSource). */
-export interface SourceOptions {
+interface SourceOptions {
   catchUpBlocks: number;
   rpcConcurrency: number;
   logger: Logger;

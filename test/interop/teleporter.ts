@@ -59,7 +59,9 @@ function chainOf(net: NetworkDescription, name: string, alias: string, c: { bloc
     proposervmUrl: `${nodeUri}/ext/bc/${alias}/proposervm`,
     messenger,
     receiver,
-    client: createPublicClient({ transport: http(c.rpcUrl, { timeout: 30_000 }) }),
+    // cacheTime 0: viem keeps getBlockNumber for 4 s by default, and a test counting the blocks
+    // since a head it read a moment ago must see the head of now.
+    client: createPublicClient({ cacheTime: 0, transport: http(c.rpcUrl, { timeout: 30_000 }) }),
   };
 }
 
