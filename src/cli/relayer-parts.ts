@@ -1,12 +1,14 @@
 // The relayer's real parts, as `warpgate relay` and `warpgate serve` give them to the service
 // (service/relayer.ts takes them as factories so its tests can pass fakes): the engine, the EVM
-// source and destination over viem, the embedded store in relayer.storePath and its leases,
-// which are always held (one relayer per store: the store's file lock refuses a second).
+// source and destination over viem, and the state: the embedded store in relayer.storePath with
+// leases always held (one relayer per store: the store's file lock refuses a second), or with
+// redis.url the Redis store and a lease per route, so a standby takes over a dead relayer.
 import { join } from 'node:path';
 import { createRelayer } from '../relayer/engine.js';
 import { createEvmDestination, createEvmSource } from '../relayer/evm/index.js';
 import { openFileStore } from '../relayer/store/file-store.js';
 import { createLocalLeases } from '../relayer/store/local-leases.js';
+import { openRedisRelayerState } from '../relayer/store/redis.js';
 import type { RelayerParts } from '../service/relayer.js';
 
 const WEI_PER_GWEI = 1_000_000_000n;
@@ -28,6 +30,19 @@ export const RELAYER_PARTS: RelayerParts = {
       lowBalanceWei: options.lowBalanceGwei * WEI_PER_GWEI,
       onLowBalance: (low) => options.onBalance(low.address, low.balance),
     }),
-  openStore: (config) => openFileStore({ path: join(config.relayer.storePath, 'messages.log') }),
-  leases: () => createLocalLeases(),
+  openState: async (config, logger, events) => {
+    const { redis } = config;
+    if (redis.url === null) {
+      const store = await openFileStore({ path: join(config.relayer.storePath, 'messages.log') });
+      return { store, leases: createLocalLeases(), close: () => store.close() };
+    }
+    const state = await openRedisRelayerState(
+      { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs, connectTimeoutMs: redis.connectTimeoutMs, lease: { ttlMs: config.relayer.leaseTtlMs } },
+      {
+        ...events,
+        onHealth: (health) => logger.info({ redis: health }, `relayer: Redis ${health.state}`),
+      },
+    );
+    return state;
+  },
 };

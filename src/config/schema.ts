@@ -195,6 +195,7 @@ export const CONFIG_SCHEMA = z
       catchUpBlocks: setting(int(1, 100_000), 1000, 'blocks per eth_getLogs call when catching up from a checkpoint'),
       rpcConcurrency: setting(int(1, 1000), 4, 'RPC calls to one chain at once'),
       storePath: setting(string(), 'warpgate-relayer', "where the embedded store keeps the messages' states and the checkpoints (created if absent; survives kill -9). With redis.url the store is Redis instead (docs/relayer.md)"),
+      leaseTtlMs: setting(int(1000, 600_000), 15_000, 'with redis.url: how long a route\'s lease lives without renewal (renewed every third of it): how soon a standby takes over a relayer that died (docs/relayer.md, "Running a standby")'),
       pruneAfterMs: setting(int(60_000, 31_536_000_000), 604_800_000, 'delivered and skipped messages are forgotten this long after their last update'),
       manualRelayToken: setting(optionalToken(), null, 'bearer token of the manual relay API (POST /relay, POST /relay/message), which spends gas; null: the API is off. Never served in publicMode'),
       lowBalanceGwei: setting(int(0, Number.MAX_SAFE_INTEGER), 1_000_000_000, 'a delivery key whose balance on a destination falls below this (gwei) is reported by a warning and warpgate_relayer_key_low_balance'),

@@ -9,6 +9,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { RelayerEvents as EngineEvents } from '../relayer/events.js';
 import type { RouteState } from '../relayer/ports.js';
+import type { RelayerLeaseEvents } from './relayer.js';
 
 /**
  * What the engine (relayer/events.ts: outcomes, delivery latency, gas, retries) and the EVM
@@ -34,6 +35,7 @@ const WEI_PER_GWEI = 1_000_000_000n;
 
 export class RelayerMetrics {
   readonly events: RelayerEvents;
+  readonly leaseEvents: RelayerLeaseEvents;
   private readonly figures = { delivered: 0, deliveredByOthers: 0, skipped: 0, parked: 0, retries: 0 };
   private readonly low = new Map<string, { chain: string; address: string; balanceWei: bigint }>();
   private readonly aggregationSeconds: Histogram<'route' | 'outcome'>;
@@ -112,6 +114,33 @@ export class RelayerMetrics {
         for (const r of routes()) this.set({ route: r.id }, r.problem === undefined ? 1 : 0);
       },
     });
+
+    new Gauge({
+      name: 'warpgate_relayer_route_held',
+      help: 'Whether this relayer holds a route\'s lease and delivers its messages (1) or stands by (0); always 1 without redis.url',
+      labelNames: ['route'],
+      registers,
+      collect() {
+        this.reset();
+        for (const r of routes()) this.set({ route: r.id }, r.held ? 1 : 0);
+      },
+    });
+    const leaseChanges = new Counter({
+      name: 'warpgate_relayer_lease_changes_total',
+      help: 'Route leases acquired (free), taken over (from a holder that stopped renewing), lost and released, by route',
+      labelNames: ['route', 'change'],
+      registers,
+    });
+    const inFlightAtTakeover = new Counter({
+      name: 'warpgate_relayer_in_flight_at_takeover_total',
+      help: 'Deliveries the previous holder had submitted and not finished when this relayer took the route over (waited for, not sent again)',
+      labelNames: ['route'],
+      registers,
+    });
+    this.leaseEvents = {
+      onLease: (route, change) => leaseChanges.inc({ route, change }),
+      onInFlightAtTakeover: (route, count) => inFlightAtTakeover.inc({ route }, count),
+    };
 
     const threshold = BigInt(lowBalanceGwei) * WEI_PER_GWEI;
     this.events = {

@@ -55,9 +55,24 @@ export interface RelayerParts {
   createSource(chain: RelayerChain, options: SourceOptions): MessageSource;
   createDestination(chain: RelayerChain, options: DestinationOptions): MessageDestination;
   /** The embedded store at relayer.storePath, or with redis.url the Redis store (issue 38). */
-  openStore(config: Config, logger: Logger): Promise<RelayerStore>;
-  /** Always held for the embedded store; Redis leases per route with redis.url. */
-  leases(config: Config, logger: Logger): RouteLeases;
+  /**
+   * Where the messages' states live and who may deliver a route: the embedded store at
+   * relayer.storePath with leases always held, or with redis.url the Redis store and a lease per
+   * route (docs/relayer.md, "Running a standby"). `close` releases the leases, then the store.
+   */
+  openState(config: Config, logger: Logger, events: RelayerLeaseEvents): Promise<RelayerState>;
+}
+
+export interface RelayerState {
+  readonly store: RelayerStore;
+  readonly leases: RouteLeases;
+  close(): Promise<void>;
+}
+
+/** What the Redis leases report for the metrics (relayer-metrics.ts). */
+export interface RelayerLeaseEvents {
+  onLease(route: string, change: 'acquired' | 'takeover' | 'lost' | 'released'): void;
+  onInFlightAtTakeover(route: string, count: number): void;
 }
 
 export interface RunningRelayerService {
@@ -126,7 +141,7 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
       }),
     ]),
   );
-  const store = await parts.openStore(config, logger);
+  const state = await parts.openState(config, logger, metrics.leaseEvents);
   let running: RunningRelayer;
   try {
     running = parts.createRelayer({
@@ -134,8 +149,8 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
       sources,
       destinations,
       sign: createSignMessage({ ...opts.signing, observe: (route, ms, ok) => metrics.aggregation(route, ms, ok) }),
-      store,
-      leases: parts.leases(config, logger),
+      store: state.store,
+      leases: state.leases,
       limits: { maxInFlight: relayer.maxInFlight, maxBacklog: relayer.maxBacklog, catchUpRange: relayer.catchUpBlocks, pruneAfterMs: relayer.pruneAfterMs },
       logger,
       events: metrics.events,
@@ -143,7 +158,7 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
     metrics.readLiveFrom(() => running.routes());
     await running.start();
   } catch (err) {
-    await store.close().catch(() => undefined);
+    await state.close().catch(() => undefined);
     throw err;
   }
   const stopBalances = pollBalances(destinations, metrics, logger);
@@ -159,7 +174,7 @@ export async function startRelayer(config: Config, opts: StartRelayerOptions): P
         try {
           await running.stop();
         } finally {
-          await store.close();
+          await state.close();
         }
         logger.info('relayer stopped');
       })()),

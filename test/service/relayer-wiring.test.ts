@@ -65,8 +65,7 @@ function fakeParts() {
     },
     createSource: (chain) => (seen.sources.push(chain.blockchainId), fakeSource(chain.blockchainId)),
     createDestination: (chain, options) => (seen.destinations.push({ chain: chain.blockchainId, options }), fakeDestination(chain.blockchainId)),
-    openStore: async () => store,
-    leases: () => ({ holds: () => true, start: () => undefined, stop: async () => undefined }),
+    openState: async () => ({ store, leases: { holds: () => true, start: () => undefined, stop: async () => undefined }, close: () => store.close() }),
   };
   return { parts, relayer, store, seen };
 }
