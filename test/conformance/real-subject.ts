@@ -4,20 +4,9 @@
 import { PChainClient } from '../../src/node/pchain.js';
 import { conversionIdOfSubnet } from '../../src/l1/justification.js';
 import { hexToBytes, parseCb58Id, validationIdFromIndex } from '../../src/warp/index.js';
+import { rpc } from '../interop/helpers.js';
 import type { NetworkDescription } from '../interop/paths.js';
 import type { ConformanceSubject, SubjectNode } from './cases.js';
-
-async function rpc<T>(url: string, method: string, params: unknown): Promise<T> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
 
 async function subjectNode(net: NetworkDescription, n: { nodeId: string; uri: string; stakingAddress: string }): Promise<SubjectNode> {
   const info = await rpc<{ nodePOP: { publicKey: string } }>(`${n.uri}/ext/info`, 'info.getNodeID', {});

@@ -5,6 +5,7 @@
 // decides between delivered-by-other and failed.
 import type { DeliveryOutcome, Hex, SourceMessage } from '../ports.js';
 import type { RpcRequest } from './chain.js';
+import { sleep } from '../../util/abortable.js';
 
 export type Waited = { readonly kind: 'outcome'; readonly outcome: DeliveryOutcome } | { readonly kind: 'nonce-taken' } | { readonly kind: 'timeout' };
 
@@ -19,20 +20,6 @@ interface WaitContext {
   readonly request: RpcRequest;
   messageReceived(id: Hex, signal?: AbortSignal): Promise<boolean>;
   readonly pollIntervalMs: number;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal!.reason as unknown);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 async function outcomeOf(ctx: WaitContext, message: SourceMessage, receipt: RpcReceipt, signal?: AbortSignal): Promise<DeliveryOutcome> {
