@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { stringToHex, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { cb58Encode } from '../../src/warp/index.js';
 import { request, startWarpgate, cleanEnv, waitFor } from '../ops/helpers.js';
 import { nodeAction } from './faults.js';
@@ -26,6 +26,7 @@ import {
   heads,
   readiness,
   relayerConfigCopy,
+  removeConfigCopies,
   startRelayer,
   type Relayer,
 } from './relayer-harness.js';
@@ -69,6 +70,9 @@ async function expectConfigExit(configPath: string, mention: RegExp): Promise<st
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+// Every relayer is killed by withRelayer before its test ends: their directories can go.
+afterAll(removeConfigCopies);
 
 describe('warpgate relay under faults on the interop network', () => {
   it('a route naming a chain not in relayer.chains, or a key file that is not there: exit 2 with a config: line', async () => {

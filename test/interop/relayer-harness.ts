@@ -2,7 +2,7 @@
 // own (a copy of the harness's relayerConfig with its own store, and whatever the test changes),
 // and counting deliveries on the destination the way 60-relayer does: the messenger's
 // ReceiveCrossChainMessage events and every transaction the delivering key sent to it.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createWalletClient, defineChain, http, type Address, type Hex } from 'viem';
@@ -35,14 +35,22 @@ export interface RelayerConfigFile {
  * there (so no other relayer's checkpoints or lock are in the way), changed by `edit`.
  * Returns the copy's path and the directory.
  */
+const copies: string[] = [];
+
 export function relayerConfigCopy(net: NetworkDescription, edit: (config: RelayerConfigFile, dir: string) => void = () => undefined): { path: string; dir: string } {
   const dir = mkdtempSync(`${tmpdir()}/warpgate-relayer-`);
+  copies.push(dir);
   const config = JSON.parse(readFileSync(net.relayerConfig, 'utf8')) as RelayerConfigFile;
   config.relayer.storePath = `${dir}/store`;
   edit(config, dir);
   const path = `${dir}/relayer.json`;
   writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
   return { path, dir };
+}
+
+/** Removes the directories relayerConfigCopy made (their stores and keys); call once its relayers are gone. */
+export function removeConfigCopies(): void {
+  for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export interface Relayer {
