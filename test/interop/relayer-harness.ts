@@ -38,7 +38,7 @@ export interface RelayerConfigFile {
 const copies: string[] = [];
 
 export function relayerConfigCopy(net: NetworkDescription, edit: (config: RelayerConfigFile, dir: string) => void = () => undefined): { path: string; dir: string } {
-  const dir = mkdtempSync(`${tmpdir()}/warpgate-relayer-`);
+  const dir = mkdtempSync(`${tmpdir()}/warpgate-interop62-`);
   copies.push(dir);
   const config = JSON.parse(readFileSync(net.relayerConfig, 'utf8')) as RelayerConfigFile;
   config.relayer.storePath = `${dir}/store`;
