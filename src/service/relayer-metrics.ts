@@ -9,7 +9,6 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { RelayerEvents as EngineEvents } from '../relayer/events.js';
 import type { RouteState } from '../relayer/ports.js';
-import type { RelayerLeaseEvents } from './relayer.js';
 
 /**
  * What the engine (relayer/events.ts: outcomes, delivery latency, gas, retries) and the EVM
@@ -19,6 +18,12 @@ import type { RelayerLeaseEvents } from './relayer.js';
 export type RelayerEvents = EngineEvents & {
   onKeyBalance(chain: string, address: string, balanceWei: bigint): void;
 };
+
+/** What the Redis leases report for the metrics (store/redis-leases.ts's RouteLeaseEvents, both required). */
+export interface RelayerLeaseEvents {
+  onLease(route: string, change: 'acquired' | 'takeover' | 'lost' | 'released'): void;
+  onInFlightAtTakeover(route: string, count: number): void;
+}
 
 /** What the status page shows of the relayer beside its routes: counts since the start. */
 interface RelayerFigures {

@@ -11,7 +11,7 @@ import { loadRelayerKeys, type RelayerKey } from '../config/relayer-keys.js';
 import type { RelayerOptions, RouteConfig } from '../relayer/options.js';
 import type { Hex, MessageDestination, MessageSource, RelayerControl, RelayerStore, RouteLeases } from '../relayer/ports.js';
 import { RelayerError } from '../relayer/errors.js';
-import { RelayerMetrics, type RelayerEvents } from './relayer-metrics.js';
+import { RelayerMetrics, type RelayerEvents, type RelayerLeaseEvents } from './relayer-metrics.js';
 import { createSignMessage, type SigningDeps } from './relayer-sign.js';
 
 type RelayerConfig = Config['relayer'];
@@ -67,12 +67,6 @@ export interface RelayerState {
   readonly store: RelayerStore;
   readonly leases: RouteLeases;
   close(): Promise<void>;
-}
-
-/** What the Redis leases report for the metrics (relayer-metrics.ts). */
-export interface RelayerLeaseEvents {
-  onLease(route: string, change: 'acquired' | 'takeover' | 'lost' | 'released'): void;
-  onInFlightAtTakeover(route: string, count: number): void;
 }
 
 export interface RunningRelayerService {

@@ -10,7 +10,8 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import type { RelayerOptions } from '../../src/relayer/options.js';
-import type { RelayerParts, DestinationOptions, RelayerLeaseEvents } from '../../src/service/relayer.js';
+import type { RelayerLeaseEvents } from '../../src/service/relayer-metrics.js';
+import type { RelayerParts, DestinationOptions } from '../../src/service/relayer.js';
 import { startService, type Service } from '../../src/service/start.js';
 import { FakeRelayer, fakeDestination, fakeSource, fakeStore } from '../relayer/fakes-surface.js';
 
