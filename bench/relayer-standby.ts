@@ -1,5 +1,5 @@
 // `node --import tsx bench/relayer-standby.ts [--ttl MS] [--rounds N] [--writes N]`: what the
-// active/standby relayer costs (docs/relayer-standby.md), on Debian's redis-server started here.
+// active/standby relayer costs (docs/relayer.md, "Running a standby"), on Debian's redis-server started here.
 //   - takeover: a lease holder in its own process (test/relayer/lease-holder.ts) is killed
 //     (SIGKILL) or stopped (SIGTERM, which releases); the time from the signal to a standby in
 //     this process holding the route. Renewals every ttl/3, the standby polls every 250 ms.

@@ -114,7 +114,8 @@ export async function attemptDelivery(ctx: DeliveryContext, record: MessageRecor
     try {
       return await failed(reasonOf(err), false);
     } catch (writeErr) {
-      ctx.logger.error({ route: route.id, warpMessageId: id, err: reasonOf(writeErr) }, 'relayer: could not record a failed attempt');
+      // The attempt's own failure, too: a conflict here often means a write of ours that timed out was applied after all.
+      ctx.logger.error({ route: route.id, warpMessageId: id, err: reasonOf(writeErr), attemptFailedWith: reasonOf(err) }, 'relayer: could not record a failed attempt');
       return { kind: 'again', delayMs: backoffDelay(limits.retry, current.attempts + 1) };
     }
   }

@@ -21,7 +21,10 @@ const TELEPORTER_ID_MEMORY = 10_000;
 
 export function createRelayer(options: RelayerOptions): Relayer {
   const routes = resolveRoutes(options);
-  const limits = resolveLimits(options.limits);
+  const configured = resolveLimits(options.limits);
+  // A margin past what a renewed lease ever has left would stop a healthy holder's broadcasts (a
+  // short relayer.leaseTtlMs): it is capped at what the leases can keep.
+  const limits = { ...configured, leaseMarginMs: Math.min(configured.leaseMarginMs, options.leases.maxMarginMs ?? Infinity) };
   const now = options.now ?? Date.now;
   const events = options.events ?? {};
   const runners = new Map<string, RouteRunner>();

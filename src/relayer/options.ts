@@ -38,7 +38,7 @@ export interface RelayerLimits {
   readonly reconnect: Backoff;
   /** How long stop() waits for deliveries in flight before aborting them. */
   readonly drainMs: number;
-  /** A transaction is broadcast only while the route's lease has at least this long left. */
+  /** A transaction is broadcast only while the route's lease has at least this long left (capped at the leases' maxMarginMs). */
   readonly leaseMarginMs: number;
   /** Deadline of one RPC call the engine makes itself (head, a range of logs, messageReceived, a manual relay's block). */
   readonly rpcTimeoutMs: number;

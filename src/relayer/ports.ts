@@ -169,6 +169,12 @@ export interface RelayerStore {
 export interface RouteLeases {
   /** True while this relayer holds the route's lease with at least `marginMs` left. */
   holds(route: string, marginMs: number): boolean;
+  /**
+   * The longest margin `holds` can be asked with and still say true all the time renewals land
+   * on schedule (the lease left just before a renewal, less room for its reply). A longer margin
+   * would refuse broadcasts of a healthy holder between renewals; undefined: no limit.
+   */
+  readonly maxMarginMs?: number;
   /** Starts competing for the routes; `onChange` reports gains and losses. */
   start(routes: readonly string[], onChange: (route: string, held: boolean) => void): void;
   stop(): Promise<void>;

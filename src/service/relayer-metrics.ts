@@ -19,7 +19,7 @@ export type RelayerEvents = EngineEvents & {
   onKeyBalance(chain: string, address: string, balanceWei: bigint): void;
 };
 
-/** What the Redis leases report (relayer/store/redis-leases.ts), for the metrics. */
+/** What the Redis leases report for the metrics (store/redis-leases.ts's RouteLeaseEvents, both required). */
 export interface RelayerLeaseEvents {
   onLease(route: string, change: 'acquired' | 'takeover' | 'lost' | 'released'): void;
   onInFlightAtTakeover(route: string, count: number): void;
@@ -33,6 +33,10 @@ interface RelayerFigures {
   skipped: number;
   parked: number;
   retries: number;
+  /** Route leases this relayer took over from a holder that stopped renewing (with redis.url). */
+  takeovers: number;
+  /** Deliveries the previous holder had submitted and not finished, found at those takeovers. */
+  inFlightAtTakeover: number;
   lowBalanceKeys: { chain: string; address: string; balanceWei: string }[];
 }
 
@@ -41,7 +45,7 @@ const WEI_PER_GWEI = 1_000_000_000n;
 export class RelayerMetrics {
   readonly events: RelayerEvents;
   readonly leaseEvents: RelayerLeaseEvents;
-  private readonly figures = { delivered: 0, deliveredByOthers: 0, skipped: 0, parked: 0, retries: 0 };
+  private readonly figures = { delivered: 0, deliveredByOthers: 0, skipped: 0, parked: 0, retries: 0, takeovers: 0, inFlightAtTakeover: 0 };
   private readonly low = new Map<string, { chain: string; address: string; balanceWei: bigint }>();
   private readonly aggregationSeconds: Histogram<'route' | 'outcome'>;
   /** Until readLiveFrom, the route gauges read nothing. */
@@ -143,8 +147,14 @@ export class RelayerMetrics {
       registers,
     });
     this.leaseEvents = {
-      onLease: (route, change) => leaseChanges.inc({ route, change }),
-      onInFlightAtTakeover: (route, count) => inFlightAtTakeover.inc({ route }, count),
+      onLease: (route, change) => {
+        leaseChanges.inc({ route, change });
+        if (change === 'takeover') this.figures.takeovers++;
+      },
+      onInFlightAtTakeover: (route, count) => {
+        inFlightAtTakeover.inc({ route }, count);
+        this.figures.inFlightAtTakeover += count;
+      },
     };
 
     const threshold = BigInt(lowBalanceGwei) * WEI_PER_GWEI;

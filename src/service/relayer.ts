@@ -238,7 +238,7 @@ export function lateControl(): { control: RelayerControl; set(control: RelayerCo
 
 /** The status page's relayer panel: the routes now, and the counts since the start. */
 export function relayerStatus(control: RelayerControl, metrics: RelayerMetrics | undefined): RelayerStatus {
-  const figures = metrics?.snapshot() ?? { delivered: 0, deliveredByOthers: 0, skipped: 0, parked: 0, retries: 0, lowBalanceKeys: [] };
+  const figures = metrics?.snapshot() ?? { delivered: 0, deliveredByOthers: 0, skipped: 0, parked: 0, retries: 0, takeovers: 0, inFlightAtTakeover: 0, lowBalanceKeys: [] };
   const routes = control.routes().map((r) => ({
     id: r.id,
     checkpoint: r.checkpoint ?? null,

@@ -56,7 +56,7 @@ export const NOT_RUN_HERE: Record<string, string> = {
   'npm run bench -- --transport p2p --strategies warpgate,icmServices,floor --validators 100': NEEDS_ICM_SOURCE,
   'npm test': 'it is the test suite itself (CI runs it)',
   'WARPGATE_REDIS_URL=redis://:$REDIS_PASSWORD@redis:6379/0 warpgate relay --config relayer.json':
-    'two relayers on real chains sharing a Redis host; test/relayer/redis-standby.test.ts runs two relayers on one Redis, npm run test:interop on the real network',
+    'two relayers on real chains sharing a Redis host; test/relayer/redis-standby.test.ts runs two relayers (the engine) on one Redis, test/interop/65-relayer-standby.test.ts two `warpgate relay` processes on the real network (npm run test:interop)',
   'node --import tsx bench/soak.ts --minutes 30 --validators 100 --rate 5 --kill-every 90': 'a 30-minute soak; benchmarks and soaks are commands, not CI',
   'npm run test:interop': 'it is the interop suite itself (.ci/run runs it after npm test)',
   'npm run bench:replicas -- --json bench/results/replicas/run3.json': 'a benchmark of several minutes (three replicas, one Redis, a devnet); benchmarks are commands, not CI',

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bytesTo0xHex, hexToBytes, unwrapSendWarpMessageLogData } from '../../src/warp/index.js';
 import { cleanEnv, request, startWarpgate, waitFor, type WarpgateProcess } from '../ops/helpers.js';
 import type { FundedKey } from './paths.js';
-import { deliveryTransactions, messageReceived, messengerAbi, sendBurst, sendTeleporterMessage, teleporterChains, type SentMessage, type TeleporterChain } from './teleporter.js';
+import { allDelivered, deliveredCount, DELIVERY_DEADLINE_MS, expectOneDeliveryEach as expectOneDeliveryEachFrom } from './relayer-checks.js';
+import { messageReceived, sendBurst, sendTeleporterMessage, teleporterChains, type SentMessage, type TeleporterChain } from './teleporter.js';
 
 const net = inject('interopNetwork');
 const { cChain, l1 } = teleporterChains(net);
@@ -22,7 +23,6 @@ const [relayerKey, sender, otherSender] = net.funded as [FundedKey, FundedKey, F
 const relayerConfig = JSON.parse(readFileSync(net.relayerConfig, 'utf8')) as { relayer: { routes: { maxRequiredGasLimit: number }[] } };
 /** Messages per sendMessages transaction: one block with many Warp messages. */
 const BURST = 20;
-const DELIVERY_DEADLINE_MS = 10 * 60_000;
 
 interface Relayer {
   url: string;
@@ -51,42 +51,9 @@ function warpMessageId(sent: SentMessage): Hex {
   return bytesTo0xHex(sha256(unwrapSendWarpMessageLogData(hexToBytes(sent.logData))!)) as Hex;
 }
 
-/** Waits until every message has `messageReceived` on its destination. */
-async function allDelivered(destination: TeleporterChain, sent: readonly SentMessage[], deadlineMs = DELIVERY_DEADLINE_MS): Promise<void> {
-  const pending = new Set(sent.map((s) => s.messageId));
-  const deadline = Date.now() + deadlineMs;
-  while (pending.size > 0) {
-    if (Date.now() > deadline) throw new Error(`${pending.size} of ${sent.length} messages to ${destination.name} not delivered within ${deadlineMs / 1000} s`);
-    await Promise.all(
-      [...pending].map(async (id) => {
-        if (await messageReceived(destination, id)) pending.delete(id);
-      }),
-    );
-    if (pending.size > 0) await new Promise((r) => setTimeout(r, 2000));
-  }
-}
-
-async function deliveredCount(destination: TeleporterChain, sent: readonly SentMessage[]): Promise<number> {
-  return (await Promise.all(sent.map((s) => messageReceived(destination, s.messageId)))).filter(Boolean).length;
-}
-
-/** The messenger's ReceiveCrossChainMessage events since `fromBlock`: message ID → how many. */
-async function receivedEvents(destination: TeleporterChain, fromBlock: bigint): Promise<Map<Hex, number>> {
-  const logs = await destination.client.getContractEvents({ address: destination.messenger, abi: messengerAbi, eventName: 'ReceiveCrossChainMessage', fromBlock });
-  const counts = new Map<Hex, number>();
-  for (const log of logs) {
-    const id = (log as unknown as { args: { messageID: Hex } }).args.messageID;
-    counts.set(id, (counts.get(id) ?? 0) + 1);
-  }
-  return counts;
-}
-
-/** Each message received once, and the relayer's key sent exactly one transaction per message. */
-async function expectOneDeliveryEach(destination: TeleporterChain, sent: readonly SentMessage[], fromBlock: bigint): Promise<void> {
-  const events = await receivedEvents(destination, fromBlock);
-  for (const s of sent) expect(events.get(s.messageId), `ReceiveCrossChainMessage of ${s.messageId}`).toBe(1);
-  const txs = await deliveryTransactions(destination, relayerKey.address, fromBlock);
-  expect(txs.length, `delivery transactions from the relayer's key on ${destination.name}`).toBe(sent.length);
+/** Each message received once, and one delivery transaction from the relayer's key each. */
+function expectOneDeliveryEach(destination: TeleporterChain, sent: readonly SentMessage[], fromBlock: bigint): Promise<void> {
+  return expectOneDeliveryEachFrom(destination, relayerKey.address, sent, fromBlock);
 }
 
 async function heads(): Promise<{ c: bigint; l: bigint }> {

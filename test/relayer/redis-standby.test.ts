@@ -122,3 +122,31 @@ it('a standby whose Redis is gone holds nothing and sends nothing; with Redis ba
   await eventually('delivered after Redis is back', () => during.every((id) => destination.transactions.some((t) => t.warpMessageId === id)), 30_000);
   expect(destination.transactions.map((t) => t.warpMessageId).sort()).toEqual([...during].sort());
 }, 90_000);
+
+it('a relayer on a short lease (shorter than the default broadcast margin) delivers, and a healthy holder never refuses to broadcast', async () => {
+  // relayer.leaseTtlMs may be as short as 1 s, and the engine's default margin is 2 s: a margin
+  // fixed above what a renewed lease ever has left would refuse every broadcast, and one just
+  // below it would refuse those between two renewals.
+  const source = new FakeSource();
+  const destination = new FakeDestination();
+  const conn = new SharedConnection({ url: redis.url, keyPrefix: 'short:', commandTimeoutMs: 1_000, connectTimeoutMs: 5_000 });
+  await conn.connect();
+  const store = new RedisRelayerStore(conn);
+  const leases = new RedisRouteLeases(conn, { ttlMs: 1_800 });
+  const h = harness({ source, destination, store, leases }); // the default leaseMarginMs
+  cleanups.push(
+    () => h.relayer.stop(),
+    () => conn.close(),
+  );
+  await h.relayer.start();
+  await eventually('runs', () => h.relayer.routes()[0]!.checkpoint !== undefined);
+  const sent: Hex[] = [];
+  // Over several renewal periods, so some broadcasts fall late in one.
+  for (let i = 0; i < 6; i++) {
+    sent.push(...source.mine([{}, {}]).map((m) => m.warpMessageId));
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await eventually('delivered', () => sent.every((id) => destination.transactions.some((t) => t.warpMessageId === id)), 20_000);
+  expect(destination.transactions).toHaveLength(sent.length);
+  expect(h.logger.entries.filter((e) => e.msg?.includes('interrupted'))).toEqual([]);
+}, 60_000);

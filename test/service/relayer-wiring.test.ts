@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import type { RelayerOptions } from '../../src/relayer/options.js';
+import type { RelayerLeaseEvents } from '../../src/service/relayer-metrics.js';
 import type { RelayerParts, DestinationOptions } from '../../src/service/relayer.js';
 import { startService, type Service } from '../../src/service/start.js';
 import { FakeRelayer, fakeDestination, fakeSource, fakeStore } from '../relayer/fakes-surface.js';
@@ -57,7 +58,7 @@ function relayerConfig(extra: Record<string, unknown> = {}) {
 function fakeParts() {
   const relayer = new FakeRelayer();
   const store = fakeStore();
-  const seen: { deps?: RelayerOptions; sources: string[]; destinations: { chain: string; options: DestinationOptions }[] } = { sources: [], destinations: [] };
+  const seen: { deps?: RelayerOptions; leaseEvents?: RelayerLeaseEvents; sources: string[]; destinations: { chain: string; options: DestinationOptions }[] } = { sources: [], destinations: [] };
   const parts: RelayerParts = {
     createRelayer: (deps) => {
       seen.deps = deps;
@@ -65,7 +66,10 @@ function fakeParts() {
     },
     createSource: (chain) => (seen.sources.push(chain.blockchainId), fakeSource(chain.blockchainId)),
     createDestination: (chain, options) => (seen.destinations.push({ chain: chain.blockchainId, options }), fakeDestination(chain.blockchainId)),
-    openState: async () => ({ store, leases: { holds: () => true, start: () => undefined, stop: async () => undefined }, close: () => store.close() }),
+    openState: async (_config, _logger, leaseEvents) => {
+      seen.leaseEvents = leaseEvents;
+      return { store, leases: { holds: () => true, start: () => undefined, stop: async () => undefined }, close: () => store.close() };
+    },
   };
   return { parts, relayer, store, seen };
 }
@@ -115,8 +119,11 @@ describe('the relayer in a running service', () => {
     events.outcome!(`${C_CHAIN}->${L1}`, 'skipped', 'already delivered');
     events.retry!(`${C_CHAIN}->${L1}`, 'the destination did not answer');
     seen.destinations[0]!.options.onBalance('0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc', 999n * 1_000_000_000n);
+    seen.leaseEvents!.onLease!(`${C_CHAIN}->${L1}`, 'takeover');
+    seen.leaseEvents!.onInFlightAtTakeover!(`${C_CHAIN}->${L1}`, 3);
+    seen.leaseEvents!.onLease!(`${L1}->${C_CHAIN}`, 'acquired');
     const status = (await (await fetch(`${service.url}/status.json`)).json()) as { relayer: Record<string, unknown> };
-    expect(status.relayer).toMatchObject({ delivered: 1, skipped: 1, retries: 1, lowBalanceKeys: [{ address: '0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc', balanceWei: '999000000000' }] });
+    expect(status.relayer).toMatchObject({ delivered: 1, skipped: 1, retries: 1, takeovers: 1, inFlightAtTakeover: 3, lowBalanceKeys: [{ address: '0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc', balanceWei: '999000000000' }] });
     expect(status.relayer.routes).toEqual([
       { id: `${C_CHAIN}->${L1}`, checkpoint: 90, head: 100, held: true, inFlight: 2, parked: 1 },
       expect.objectContaining({ checkpoint: null, problem: expect.stringMatching(/does not answer/) }),

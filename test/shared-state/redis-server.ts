@@ -1,5 +1,6 @@
 // A real Redis for a test: Debian's redis-server, started on a free loopback port with no
-// persistence, and stopped by the test. Never one already running. Without redis-server the
+// persistence (or, with `dataDir`, an append-only file there that a restart reads back), and
+// stopped by the test. Never one already running. Without redis-server the
 // test fails and says how to install it (.ci/run does): a missing server is not a pass.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -9,9 +10,9 @@ export interface TestRedis {
   port: number;
   /** redis://[:password@]127.0.0.1:port */
   url: string;
-  /** Stops it (SIGTERM, then SIGKILL); the data is gone. */
+  /** Stops it (SIGTERM, then SIGKILL); the data is gone unless it has a dataDir. */
   stop(): Promise<void>;
-  /** Starts it again on the same port (empty). */
+  /** Starts it again on the same port (empty, or with its dataDir's AOF read back). */
   restart(): Promise<void>;
   /** One command through redis-cli, its output trimmed. */
   cli(...args: string[]): string;
@@ -53,13 +54,14 @@ async function answersPing(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedis(opts: { password?: string } = {}): Promise<TestRedis> {
+export async function startRedis(opts: { password?: string; dataDir?: string } = {}): Promise<TestRedis> {
   const binary = redisServerPath();
   const port = await freePort();
   let child: ChildProcess | undefined;
   let log = '';
   const launch = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--protected-mode', 'yes'];
+    const persistence = opts.dataDir ? ['--dir', opts.dataDir, '--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no', '--protected-mode', 'yes'];
     if (opts.password) args.push('--requirepass', opts.password);
     child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => (log += d.toString()));

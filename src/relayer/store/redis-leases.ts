@@ -126,6 +126,11 @@ export class RedisRouteLeases implements RouteLeases {
     this.now = opts.now ?? (() => performance.now());
   }
 
+  /** Just before a renewal the lease has ttlMs - renewEveryMs left; half of that leaves the other half for the renewal's round trip. */
+  get maxMarginMs(): number {
+    return (this.ttlMs - this.renewEveryMs) / 2;
+  }
+
   holds(route: string, marginMs: number): boolean {
     const lease = this.routes.get(route);
     return lease !== undefined && lease.held && this.now() + marginMs < lease.expiresAt;

@@ -16,7 +16,7 @@
 // relayer keys share one slot and the scripts would run unchanged on a Redis Cluster.
 //
 // Durability is Redis': a write resolves once Redis applied it; whether it survives a crash of
-// Redis itself depends on its persistence (docs/relayer-standby.md: appendfsync always for
+// Redis itself depends on its persistence (docs/relayer.md, "Running a standby": appendfsync always for
 // nothing lost, everysec for at most about a second of writes).
 import type { Redis } from 'ioredis';
 import type { SharedConnection } from '../../shared-state/connection.js';

@@ -191,6 +191,9 @@ export const SCHEMAS: Record<string, Schema> = {
       parked: { type: 'integer', minimum: 0, description: 'messages parked since the start (retried from the store on a slow schedule)' },
       failed: { type: 'integer', minimum: 0 },
       retries: { type: 'integer', minimum: 0 },
+      deliveredByOthers: { type: 'integer', minimum: 0, description: 'messages found delivered by another relayer' },
+      takeovers: { type: 'integer', minimum: 0, description: 'route leases taken over from a relayer that stopped renewing (redis.url), since the start' },
+      inFlightAtTakeover: { type: 'integer', minimum: 0, description: 'deliveries the previous holder had submitted and not finished, found at those takeovers (waited for, not sent again)' },
       lowBalanceKeys: {
         type: 'array',
         items: strict({ chain: { type: 'string' }, address: { type: 'string' }, balanceWei: decimal('the balance last read, in wei') }),

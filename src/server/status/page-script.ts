@@ -144,6 +144,7 @@ ${STATUS_PAGE_CHART}
     var cards = el('div', { class: 'cards' }, [
       card('Delivered', x.delivered, 'by others ' + x.deliveredByOthers + ', skipped ' + x.skipped + ', retries ' + x.retries, 'relayer-delivered'),
       card('Parked', x.routes.reduce(function (a, r) { return a + r.parked; }, 0), 'retried from the store on a slow schedule', 'relayer-parked'),
+      card('Takeovers', x.takeovers, 'routes taken from a relayer that stopped renewing; deliveries found in flight ' + x.inFlightAtTakeover, 'relayer-takeovers'),
       card('Keys low on funds', x.lowBalanceKeys.length, low || 'none below relayer.lowBalanceGwei', 'relayer-low-keys'),
     ]);
     var head = el('tr', null, ['Route', 'State', 'Checkpoint', 'Lag', 'In flight', 'Parked'].map(function (h, i) {

@@ -155,5 +155,7 @@ export interface RelayerStatus {
   skipped: number;
   parked: number;
   retries: number;
+  takeovers: number;
+  inFlightAtTakeover: number;
   lowBalanceKeys: { chain: string; address: string; balanceWei: string }[];
 }
