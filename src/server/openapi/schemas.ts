@@ -189,7 +189,6 @@ export const SCHEMAS: Record<string, Schema> = {
       delivered: { type: 'integer', minimum: 0, description: 'messages delivered since the start' },
       skipped: { type: 'integer', minimum: 0 },
       parked: { type: 'integer', minimum: 0, description: 'messages parked since the start (retried from the store on a slow schedule)' },
-      failed: { type: 'integer', minimum: 0 },
       retries: { type: 'integer', minimum: 0 },
       deliveredByOthers: { type: 'integer', minimum: 0, description: 'messages found delivered by another relayer' },
       takeovers: { type: 'integer', minimum: 0, description: 'route leases taken over from a relayer that stopped renewing (redis.url), since the start' },
