@@ -239,7 +239,8 @@ try {
   const out = {
     command: `npm run bench:relayer -- ${process.argv.slice(2).join(' ')}`.trim(),
     date: new Date().toISOString(),
-    commit: git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no') ? ' (with uncommitted changes)' : ''),
+    // node_modules is no source (and a checkout may hold a committed link to another's).
+    commit: git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!node_modules') ? ' (with uncommitted changes)' : ''),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverage1m: { start: round(load0, 2), end: round(load1, 2) } },
     network: { nodes: net.nodes.length, l1Validators: net.l1.validators.length, cChain: net.cChain.blockchainId, l1: net.l1.blockchainId },
     relayer: { command: 'node bin/warpgate.js relay --config <relayerConfig>', address },
