@@ -115,3 +115,25 @@ export function metricDelta(before: Map<string, number>, after: Map<string, numb
   }
   return total;
 }
+
+/**
+ * The relayer's log lines that give a `reason` (a failed attempt, a validator refusing to sign),
+ * between `fromMs` and `toMs` (pino's `time`), counted by message and reason: numbers become N
+ * and only the reason's first clause is kept, so that one cause is one entry.
+ */
+export function reasonsInLog(lines: readonly string[], fromMs: number, toMs: number): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of lines) {
+    let entry: { time?: unknown; msg?: unknown; reason?: unknown };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    if (typeof entry.reason !== 'string' || typeof entry.time !== 'number' || entry.time < fromMs || entry.time > toMs) continue;
+    const reason = entry.reason.split(';')[0]!.replace(/\d+(\.\d+)?/g, 'N');
+    const key = `${String(entry.msg)}: ${reason}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}

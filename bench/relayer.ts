@@ -37,7 +37,7 @@ import { statCpuMs } from './thread-cpu.js';
 import { REPO, type NetworkDescription } from '../test/interop/paths.js';
 import { benchChains, MessengerLogs, sendAtRate, type BenchChain, type Submission } from './relayer-load.js';
 import { collectDirection } from './relayer-collect.js';
-import { metricDelta, parseMetrics } from './relayer-figures.js';
+import { metricDelta, parseMetrics, reasonsInLog } from './relayer-figures.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -86,6 +86,8 @@ async function network(): Promise<{ net: NetworkDescription; stop: () => Promise
 interface Relayer {
   child: ChildProcess;
   url: string;
+  /** Its stdout (pino's JSON lines), for the reasons it gave during the window. */
+  lines: string[];
 }
 
 /** `node bin/warpgate.js relay --config <relayerConfig>` from a fresh dist/, ready (/ready 200). */
@@ -96,9 +98,11 @@ async function startRelayer(configPath: string): Promise<Relayer> {
   const child = spawn(process.execPath, [join(REPO, 'bin/warpgate.js'), 'relay', '--config', configPath], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const log = createWriteStream(join(work, 'relayer.log'));
   child.stderr!.pipe(log);
+  const lines: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (l) => {
       log.write(`${l}\n`);
+      if (lines.length < 1_000_000) lines.push(l);
       if (l.includes('"warpgate listening"')) resolve((JSON.parse(l) as { url: string }).url);
     });
     child.once('exit', (code) => reject(new Error(`warpgate relay exited (${code}); log ${join(work, 'relayer.log')}`)));
@@ -106,7 +110,7 @@ async function startRelayer(configPath: string): Promise<Relayer> {
   const deadline = Date.now() + 180_000;
   for (;;) {
     const status = await fetch(`${url}/ready`).then((r) => r.status, () => 0);
-    if (status === 200) return { child, url };
+    if (status === 200) return { child, url, lines };
     if (Date.now() > deadline) throw new Error(`warpgate relay not ready within 180 s (${url}/ready: ${status})`);
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -213,8 +217,10 @@ try {
   const stall0 = cpuStallUs();
   const load0 = loadavg()[0]!;
   const t0 = performance.now();
+  const clock0 = Date.now();
   const submitted = await sendAndDeliver(MESSAGES, 'timed');
   const wallMs = performance.now() - t0;
+  const clock1 = Date.now();
   const u1 = processUsage(relayer.child.pid!);
   const stall1 = cpuStallUs();
   const m1 = await metricsAfter(relayer.url, routes, WARMUP + MESSAGES);
@@ -256,6 +262,8 @@ try {
       cpuMsPerDeliveredMessage: delivered ? round(cpuMs / delivered, 1) : undefined,
       peakRssMb: u1.peakRssMb,
     },
+    /** What the relayer logged with a reason during the window: each retried attempt, each validator refusing to sign. */
+    relayerReasons: reasonsInLog(relayer.lines, clock0, clock1),
     machineCpuStallMsPerSecond: stall0 !== undefined && stall1 !== undefined ? round((stall1 - stall0) / wallMs, 1) : undefined,
     icmServices: { measured: false, reason: "icm-services' relayer (relayer/main) cannot be built here: the Go module proxy answers 403 for every version of github.com/ava-labs/icm-services" },
   };

@@ -2,7 +2,7 @@
 // clock, the rate delivered against the rate offered, gas, undelivered and reverted messages, and
 // the relayer's own counters read from its /metrics text over a window.
 import { describe, expect, it } from 'vitest';
-import { directionFigures, metricDelta, parseMetrics, type MessageSample } from '../../bench/relayer-figures.js';
+import { directionFigures, metricDelta, parseMetrics, reasonsInLog, type MessageSample } from '../../bench/relayer-figures.js';
 
 /** Message i sent at 1 s + i × 500 ms, in a block 200 ms later, seen 100 ms after that, delivered `latency(i)` after its block. */
 function samples(n: number, latency: (i: number) => number | undefined, gas = (i: number) => 300_000 + i): MessageSample[] {
@@ -75,5 +75,24 @@ describe("the relayer's /metrics over a window", () => {
     expect(metricDelta(before, after, 'warpgate_relayer_delivery_seconds_sum', { route }) / metricDelta(before, after, 'warpgate_relayer_delivery_seconds_count', { route })).toBe(2);
     // A series absent before counts from zero.
     expect(metricDelta(new Map(), after, 'warpgate_relayer_messages_total', { outcome: 'delivered' })).toBe(69);
+  });
+});
+
+describe("the relayer's log over a window", () => {
+  it('counts the lines with a reason inside the window by message and first clause, numbers as N', () => {
+    const line = (time: number, msg: string, reason?: string): string => JSON.stringify({ level: 40, time, msg, ...(reason ? { reason } : {}) });
+    const lines = [
+      line(50, 'relayer: delivery attempt failed', 'quorum not reached: signed weight 10 of 60; validators 3'),
+      line(100, 'relayer: delivery attempt failed', 'quorum not reached: signed weight 10 of 60; validators 3'),
+      line(150, 'relayer: delivery attempt failed', 'quorum not reached: signed weight 40 of 60; validators 3'),
+      line(160, 'avalanchego validator refused to sign', 'failed to parse: read 46 provided 704'),
+      line(170, 'relayer: delivered'),
+      'not json (node: MaxListenersExceededWarning)',
+      line(250, 'relayer: delivery attempt failed', 'after the window'),
+    ];
+    expect(reasonsInLog(lines, 100, 200)).toEqual({
+      'relayer: delivery attempt failed: quorum not reached: signed weight N of N': 2,
+      'avalanchego validator refused to sign: failed to parse: read N provided N': 1,
+    });
   });
 });
