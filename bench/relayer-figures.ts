@@ -24,6 +24,7 @@ export interface MessageSample {
 }
 
 export interface Spread {
+  min: number;
   p50: number;
   p90: number;
   p99: number;
@@ -35,6 +36,7 @@ export function spread(samples: readonly number[], digits = 1): Spread | undefin
   if (samples.length === 0) return undefined;
   const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
   return {
+    min: round(Math.min(...samples), digits),
     p50: round(percentile(samples, 50), digits),
     p90: round(percentile(samples, 90), digits),
     p99: round(percentile(samples, 99), digits),
