@@ -4,7 +4,7 @@
 // the window, so that none of these calls competes with the relayer while it is measured.
 import { encodeEventTopics, type Address, type Hex } from 'viem';
 import { blockTimeMs, messengerAbi, type BenchChain, type MessengerLogs, type Submission } from './relayer-load.js';
-import { directionFigures, metricDelta, type DirectionFigures, type MessageSample } from './relayer-figures.js';
+import { directionFigures, metricDelta, spread, type DirectionFigures, type MessageSample, type Spread } from './relayer-figures.js';
 import { round } from './stats.js';
 
 export interface CollectInput {
@@ -33,6 +33,11 @@ export interface DirectionResult {
   duplicateReceives: number;
   /** Delivered messages whose receiver call failed (MessageExecutionFailed): received, but not executed. */
   executionFailed: number;
+  /**
+   * The time between consecutive destination blocks in the window: a delivery waits for the
+   * destination's next block, so this is the floor under the latency.
+   */
+  destinationBlockIntervalMs: Spread | undefined;
   /** From the relayer's /metrics over the window (its route's series). */
   relayerMetrics: { delivered: number; deliverySecondsMean: number | undefined; aggregationSecondsMean: number | undefined; retries: number; gasUsed: number };
   millisecondBlockTimes: boolean;
@@ -73,7 +78,9 @@ export async function collectDirection(input: CollectInput): Promise<DirectionRe
 
   let total = 0;
   let reverted = 0;
+  const intervals: number[] = [];
   for (let n = input.fromBlock; n <= input.toBlock; n++) {
+    if (n > input.fromBlock) intervals.push((await timeOf(destination, n)) - (await timeOf(destination, n - 1n)));
     const block = await destination.client.getBlock({ blockNumber: n, includeTransactions: true });
     for (const tx of block.transactions) {
       if (tx.from.toLowerCase() !== input.relayerAddress.toLowerCase() || tx.to?.toLowerCase() !== destination.messenger) continue;
@@ -95,6 +102,7 @@ export async function collectDirection(input: CollectInput): Promise<DirectionRe
     deliveryTransactions: { total, reverted },
     duplicateReceives: input.receives.duplicates,
     executionFailed,
+    destinationBlockIntervalMs: spread(intervals, 0),
     relayerMetrics: {
       delivered: delta('warpgate_relayer_messages_total', { outcome: 'delivered' }),
       deliverySecondsMean: mean('warpgate_relayer_delivery_seconds'),

@@ -254,7 +254,7 @@ try {
     latencyClock: results.every((r) => r.millisecondBlockTimes)
       ? 'block timestamps to the millisecond (timestampMilliseconds) on both chains'
       : 'block timestamps in seconds on at least one chain (latencies are to ±1 s)',
-    directions: results.map((r) => ({ name: r.name, route: r.route, ...r.figures, deliveryTransactions: r.deliveryTransactions, duplicateReceives: r.duplicateReceives, executionFailed: r.executionFailed, relayerMetrics: r.relayerMetrics })),
+    directions: results.map((r) => ({ name: r.name, route: r.route, ...r.figures, deliveryTransactions: r.deliveryTransactions, duplicateReceives: r.duplicateReceives, executionFailed: r.executionFailed, destinationBlockIntervalMs: r.destinationBlockIntervalMs, relayerMetrics: r.relayerMetrics })),
     relayerProcess: {
       timedWindowMs: round(wallMs, 0),
       cpuMs: round(cpuMs, 0),
