@@ -18,6 +18,9 @@ const BLS = `${R}/bls-backends.json`;
 /** warpgate, the real icm-services and the floor in one run each, over p2p (bench/icm-strategy.ts). */
 const ICM_RUNS = [`${R}/icm-services/p2p-100.json`, `${R}/icm-services/p2p-1000.json`];
 
+/** warpgate relay on the interop network, both ways at a steady rate (bench/relayer.ts). */
+const RELAYER = `${R}/relayer/interop-60x2.json`;
+
 /** The steady-state 100 × 32 runs: 3,000 warm-ups at the timed concurrency. */
 const STEADY_WARMUP = 3000;
 
@@ -186,6 +189,28 @@ function icmTargetRow(json: J): string {
   ]);
 }
 
+/** Milliseconds as seconds to the hundredth (2.07). */
+const seconds = (ms: unknown): string => (typeof ms === 'number' ? num(ms / 1000, 2) : '?');
+
+function relayerRow(d: J): string {
+  const lat = d?.latencyFromSourceBlockMs;
+  const seen = d?.latencyFromSendSeenMs;
+  const gas = d?.gasPerDelivery;
+  const txs = d?.deliveryTransactions;
+  return row([
+    String(d?.name ?? '?'),
+    `${num(d?.delivered, 0)} of ${num(d?.sent, 0)}`,
+    pair(d?.offeredPerSecond, d?.deliveredPerSecond, 2),
+    `${seconds(lat?.p50)} / ${seconds(lat?.p99)}`,
+    `${seconds(seen?.p50)} / ${seconds(seen?.p99)}`,
+    seconds(d?.destinationBlockIntervalMs?.p50),
+    `${num(gas?.mean, 0)} (${num(gas?.min, 0)}–${num(gas?.max, 0)})`,
+    num(d?.gasLimitMean, 0),
+    `${num(txs?.total, 0)} (${num(txs?.reverted, 0)} reverted)`,
+    num(d?.relayerMetrics?.retries, 0),
+  ]);
+}
+
 const values = (list: J[], pick: (r: J) => unknown): number[] => list.map(pick).filter((v): v is number => typeof v === 'number');
 
 export const TABLES: TableSpec[] = [
@@ -319,5 +344,36 @@ export const TABLES: TableSpec[] = [
       ]),
       ...runs.map(icmTargetRow),
     ],
+  },
+  {
+    id: 'relayer',
+    sources: [RELAYER],
+    render: ([run]: J[]) => [
+      ...header([
+        'direction',
+        'delivered',
+        'messages / s: offered / delivered',
+        'latency s, source block → delivery block: p50 / p99',
+        'latency s, send seen → delivery block: p50 / p99',
+        "destination's block interval s, p50",
+        'gas / delivery: mean (min–max)',
+        'gas limit set, mean',
+        'delivery transactions',
+        'retries',
+      ]),
+      ...((run?.directions ?? []) as J[]).map(relayerRow),
+    ],
+  },
+  {
+    id: 'relayer-process',
+    sources: [RELAYER],
+    render: ([run]: J[]) => {
+      const p = run?.relayerProcess ?? {};
+      const load = run?.machine?.loadAverage1m;
+      return [
+        ...header(['timed window s', 'relayer CPU s', 'mean cores', 'CPU ms / delivered message', 'peak resident MB', 'machine load average (1 min), start / end', 'machine short of cores, ms per s']),
+        row([seconds(p.timedWindowMs), seconds(p.cpuMs), num(p.meanCores, 3), num(p.cpuMsPerDeliveredMessage), num(p.peakRssMb, 0), pair(load?.start, load?.end, 2), num(run?.machineCpuStallMsPerSecond, 0)]),
+      ];
+    },
   },
 ];

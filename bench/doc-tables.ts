@@ -4,8 +4,9 @@
 //   <!-- bench-table ID -->  ...generated...  <!-- /bench-table -->
 // and names, under it, every JSON it was read from with the commit the run measured, the machine
 // it ran on and the command that reproduces it. A summary JSON (bench/results/repeats-200/…)
-// carries them itself (`command`, `machine`, each run's `code`); a raw bench JSON carries its
-// machine, and bench/results/index.json gives its commit and command.
+// carries them itself (`command`, `machine`, each run's `code`), as does bench/relayer.ts's
+// (`commit`); a raw bench JSON carries its machine, and bench/results/index.json gives its
+// commit and command.
 //   node --import tsx bench/doc-tables.ts           rewrite every marked table in README.md and docs/*.md
 //   node --import tsx bench/doc-tables.ts --check   exit 1 if one is not what its JSON gives
 // test/docs/performance-tables.test.ts runs the check.
@@ -71,7 +72,7 @@ export function provenance(path: string, root = ROOT): Provenance {
   const json = record(readJson(path, root));
   const index = record(readJson(INDEX, root));
   const entry = record(index[relative(RESULTS, path)]) as IndexEntry;
-  const commit = commitsOf(json) ?? entry.commit;
+  const commit = commitsOf(json) ?? (typeof json.commit === 'string' ? json.commit : undefined) ?? entry.commit;
   const machine = entry.machine ?? machineOf(json);
   const command = typeof json.command === 'string' ? json.command : entry.command;
   const missing = [!commit && 'commit', !machine && 'machine', !command && 'command'].filter(Boolean);

@@ -60,6 +60,8 @@ export const NOT_RUN_HERE: Record<string, string> = {
   'node --import tsx bench/soak.ts --minutes 30 --validators 100 --rate 5 --kill-every 90': 'a 30-minute soak; benchmarks and soaks are commands, not CI',
   'npm run test:interop': 'it is the interop suite itself (.ci/run runs it after npm test)',
   'npm run bench:replicas -- --json bench/results/replicas/run3.json': 'a benchmark of several minutes (three replicas, one Redis, a devnet); benchmarks are commands, not CI',
+  'npm run bench:relayer -- [--network FILE] [--messages 60] [--rate 2] [--warmup 2] [--required-gas-limit 200000] [--payload-bytes 64] [--deadline-s 600] [--json FILE]':
+    "a benchmark on the real interop network (avalanchego built from Go modules, minutes to start); benchmarks are commands, not CI. test/bench/relayer-figures.test.ts covers what its figures mean; npm run test:interop runs the relayer it measures",
   'docker build -t warpgate .': NO_DOCKER,
   'docker run -p 8080:8080 warpgate': NO_DOCKER,
   'docker run -d --name warpgate -p 8080:8080 -v "$PWD/config.json:/etc/warpgate/config.json:ro" -e WARPGATE_CONFIG=/etc/warpgate/config.json -e WARPGATE_UPSTREAMS_API_KEY="$GLACIER_API_KEY" --stop-timeout 15 warpgate': NO_DOCKER,
