@@ -6,6 +6,8 @@
 import * as AbiParameters from 'ox/AbiParameters';
 import * as Hash from 'ox/Hash';
 import { bytesTo0xHex, decodeTeleporterMessage, hexToBytes, idToString, parsePayload, parseUnsignedMessage } from '../warp/index.js';
+import type { TeleporterMessage } from '../warp/teleporter.js';
+import type { UnsignedMessage } from '../warp/unsigned-message.js';
 import { RelayerError } from './errors.js';
 import type { Hex, SourceMessage } from './ports.js';
 
@@ -52,7 +54,11 @@ export function decodeSourceMessage(unsignedMessage: Hex, position: LogPosition 
   }
   const teleporter = decodeTeleporterMessage(payload.payload);
   if (!teleporter) throw new RelayerError('bad-message', 'the AddressedCall does not carry a Teleporter message');
-  const messenger = hex(payload.sourceAddress);
+  return sourceMessageFrom(parsed, hex(payload.sourceAddress), teleporter, position);
+}
+
+/** The SourceMessage of an unsigned message already parsed, sent by `messenger` (both decoders end here). */
+export function sourceMessageFrom(parsed: UnsignedMessage, messenger: Hex, teleporter: TeleporterMessage, position: LogPosition): SourceMessage {
   return {
     warpMessageId: hex(parsed.id),
     teleporterMessageId: teleporterMessageId(messenger, parsed.sourceChainId, teleporter.destinationBlockchainID, teleporter.messageNonce),

@@ -9,6 +9,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { RelayerEvents as EngineEvents } from '../relayer/events.js';
 import type { RouteState } from '../relayer/ports.js';
+import type { RelayerStatus } from '../server/status/report.js';
 
 /**
  * What the engine (relayer/events.ts: outcomes, delivery latency, gas, retries) and the EVM
@@ -26,19 +27,7 @@ export interface RelayerLeaseEvents {
 }
 
 /** What the status page shows of the relayer beside its routes: counts since the start. */
-interface RelayerFigures {
-  delivered: number;
-  /** Delivered by another relayer before ours (its transaction reverted, or we sent none). */
-  deliveredByOthers: number;
-  skipped: number;
-  parked: number;
-  retries: number;
-  /** Route leases this relayer took over from a holder that stopped renewing (with redis.url). */
-  takeovers: number;
-  /** Deliveries the previous holder had submitted and not finished, found at those takeovers. */
-  inFlightAtTakeover: number;
-  lowBalanceKeys: { chain: string; address: string; balanceWei: string }[];
-}
+type RelayerFigures = Omit<RelayerStatus, 'routes'>;
 
 const WEI_PER_GWEI = 1_000_000_000n;
 

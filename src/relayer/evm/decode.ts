@@ -3,34 +3,20 @@
 // `abi.encode(TeleporterMessage)`. Everything is checked against what the log claims (the indexed
 // message ID is the sha256 of the bytes, the AddressedCall's source is the log's sender, the
 // message comes from this chain), so a log that does not add up is reported, never relayed.
-import { decodeEventLog, encodeAbiParameters, keccak256, type Log } from 'viem';
+import { decodeEventLog, type Log } from 'viem';
 import {
   bytesTo0xHex,
   bytesEqual,
   decodeTeleporterMessage,
   hexToBytes,
-  idToString,
   parsePayload,
   parseUnsignedMessage,
 } from '../../warp/index.js';
+import { sourceMessageFrom } from '../decode.js';
 import type { Hex, SourceMessage } from '../ports.js';
 import { SEND_WARP_MESSAGE_EVENT } from './abi.js';
 
 const hex = (bytes: Uint8Array): Hex => bytesTo0xHex(bytes) as Hex;
-
-/**
- * Teleporter v1's ID of a message: TeleporterMessenger.calculateMessageID is
- * `keccak256(abi.encode(address(this), sourceBlockchainID, destinationBlockchainID, nonce))`,
- * so it depends on the messenger's address as well as on the two chains and the nonce.
- */
-export function teleporterMessageId(messenger: Hex, sourceBlockchainId: Hex, destinationBlockchainId: Hex, nonce: bigint): Hex {
-  return keccak256(
-    encodeAbiParameters(
-      [{ type: 'address' }, { type: 'bytes32' }, { type: 'bytes32' }, { type: 'uint256' }],
-      [messenger, sourceBlockchainId, destinationBlockchainId, nonce],
-    ),
-  );
-}
 
 /** What a source needs to know to check a log: its own chain and its messenger. */
 export interface DecodeContext {
@@ -82,25 +68,6 @@ export function decodeSendWarpMessageLog(log: WarpLog, context: DecodeContext): 
   if (hex(payload.sourceAddress) !== sender) return { ok: false, reason: "the AddressedCall's source is not the log's sender" };
   const teleporter = decodeTeleporterMessage(payload.payload);
   if (!teleporter) return { ok: false, reason: 'the payload is not a TeleporterMessage' };
-  const destination = hex(teleporter.destinationBlockchainID);
-  return {
-    ok: true,
-    message: {
-      warpMessageId,
-      teleporterMessageId: teleporterMessageId(sender, hex(unsigned.sourceChainId), destination, teleporter.messageNonce),
-      sourceBlockchainId: idToString(unsigned.sourceChainId),
-      destinationBlockchainId: idToString(teleporter.destinationBlockchainID),
-      unsignedMessage: hex(unsigned.bytes),
-      blockNumber: Number(log.blockNumber),
-      blockHash: log.blockHash.toLowerCase() as Hex,
-      transactionHash: log.transactionHash.toLowerCase() as Hex,
-      logIndex: log.logIndex,
-      originSenderAddress: hex(teleporter.originSenderAddress),
-      destinationAddress: hex(teleporter.destinationAddress),
-      requiredGasLimit: teleporter.requiredGasLimit,
-      allowedRelayerAddresses: teleporter.allowedRelayerAddresses.map(hex),
-      receiptCount: teleporter.receipts.length,
-      payloadBytes: teleporter.message.length,
-    },
-  };
+  const position = { blockNumber: Number(log.blockNumber), blockHash: log.blockHash.toLowerCase() as Hex, transactionHash: log.transactionHash.toLowerCase() as Hex, logIndex: log.logIndex };
+  return { ok: true, message: sourceMessageFrom(unsigned, sender, teleporter, position) };
 }

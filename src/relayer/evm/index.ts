@@ -7,6 +7,6 @@ export { EvmChainError, type EvmChain } from './chain.js';
 export { DeliveryKeyError } from './keys.js';
 export { WarpRulesError, warpRulesFromChainConfig, DEFAULT_QUORUM_NUMERATOR } from './warp-rules.js';
 export { deliveryGas, GRANITE_WARP_GAS, PRE_GRANITE_WARP_GAS, type WarpGasSchedule } from './gas.js';
-export { teleporterMessageId, decodeSendWarpMessageLog } from './decode.js';
+export { decodeSendWarpMessageLog } from './decode.js';
 export { packPredicate, unpackPredicate, predicateChunks, warpAccessList } from './predicate.js';
 export { WARP_PRECOMPILE_ADDRESS, TELEPORTER_MESSENGER_ABI, SEND_WARP_MESSAGE_EVENT } from './abi.js';

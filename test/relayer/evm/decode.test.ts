@@ -1,6 +1,7 @@
 import { keccak256, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { decodeSendWarpMessageLog, teleporterMessageId } from '../../../src/relayer/evm/decode.js';
+import { teleporterMessageId } from '../../../src/relayer/decode.js';
+import { decodeSendWarpMessageLog } from '../../../src/relayer/evm/decode.js';
 import { blocksOfLogs } from '../../../src/relayer/evm/source.js';
 import { bytesTo0xHex, encodeAddressedCall, hexToBytes, idToString, newUnsignedMessage } from '../../../src/warp/index.js';
 import { DESTINATION_ID, MESSENGER, SOURCE_CB58, SOURCE_ID, sendWarpLog, teleporterMessage, unsignedOf } from './fixtures.js';
@@ -42,11 +43,11 @@ describe('decoding SendWarpMessage logs of the messenger', () => {
   });
 
   it('the Teleporter ID depends on the messenger, both chains and the nonce', () => {
-    const base = teleporterMessageId(MESSENGER, bytesTo0xHex(SOURCE_ID) as Hex, bytesTo0xHex(DESTINATION_ID) as Hex, 1n);
+    const base = teleporterMessageId(MESSENGER, SOURCE_ID, DESTINATION_ID, 1n);
     expect(base).toBe(referenceId(MESSENGER, SOURCE_ID, DESTINATION_ID, 1n));
-    expect(teleporterMessageId(MESSENGER, bytesTo0xHex(SOURCE_ID) as Hex, bytesTo0xHex(DESTINATION_ID) as Hex, 2n)).not.toBe(base);
-    expect(teleporterMessageId(`0x${'12'.repeat(20)}`, bytesTo0xHex(SOURCE_ID) as Hex, bytesTo0xHex(DESTINATION_ID) as Hex, 1n)).not.toBe(base);
-    expect(teleporterMessageId(MESSENGER, bytesTo0xHex(DESTINATION_ID) as Hex, bytesTo0xHex(SOURCE_ID) as Hex, 1n)).not.toBe(base);
+    expect(teleporterMessageId(MESSENGER, SOURCE_ID, DESTINATION_ID, 2n)).not.toBe(base);
+    expect(teleporterMessageId(`0x${'12'.repeat(20)}`, SOURCE_ID, DESTINATION_ID, 1n)).not.toBe(base);
+    expect(teleporterMessageId(MESSENGER, DESTINATION_ID, SOURCE_ID, 1n)).not.toBe(base);
   });
 
   it('refuses logs that do not add up, saying why', () => {
