@@ -16,12 +16,10 @@ import { cb58Encode } from '../../src/warp/index.js';
 import { request, startWarpgate, cleanEnv, waitFor } from '../ops/helpers.js';
 import { nodeAction } from './faults.js';
 import type { FundedKey, NetworkDescription } from './paths.js';
+import { allDelivered, deliveredCount, expectOneDeliveryEach } from './relayer-checks.js';
 import {
-  allDelivered,
   closedPort,
   cuttableProxy,
-  deliveredCount,
-  expectOneDeliveryEach,
   fund,
   heads,
   readiness,
@@ -149,8 +147,8 @@ describe('warpgate relay under faults on the interop network', () => {
       const tenAvax = 10n * 10n ** 18n;
       await Promise.all([fund(cChain, funder, address, tenAvax), fund(l1, funder, address, tenAvax)]);
       await Promise.all([allDelivered(l1, [toL1], DELIVERY_DEADLINE_MS), allDelivered(cChain, [toC], DELIVERY_DEADLINE_MS)]);
-      await expectOneDeliveryEach(l1, [toL1], from.l + 1n, address);
-      await expectOneDeliveryEach(cChain, [toC], from.c + 1n, address);
+      await expectOneDeliveryEach(l1, address, [toL1], from.l + 1n);
+      await expectOneDeliveryEach(cChain, address, [toC], from.c + 1n);
       // Nothing was lost to the checkpoint either: the record says delivered.
       for (const sent of [toL1, toC]) {
         await waitFor(`${sent.messageId} recorded delivered`, async () => {
@@ -186,8 +184,8 @@ describe('warpgate relay under faults on the interop network', () => {
         proxies.c.up();
         proxies.l.up();
         await Promise.all([allDelivered(l1, gapToL1, DELIVERY_DEADLINE_MS), allDelivered(cChain, gapToC, DELIVERY_DEADLINE_MS)]);
-        await expectOneDeliveryEach(l1, [live[0], ...gapToL1], from.l + 1n, relayerKey.address);
-        await expectOneDeliveryEach(cChain, [live[1], ...gapToC], from.c + 1n, relayerKey.address);
+        await expectOneDeliveryEach(l1, relayerKey.address, [live[0], ...gapToL1], from.l + 1n);
+        await expectOneDeliveryEach(cChain, relayerKey.address, [live[1], ...gapToC], from.c + 1n);
       });
     } finally {
       proxies.c.close();
@@ -209,7 +207,7 @@ describe('warpgate relay under faults on the interop network', () => {
       nodeAction(net, 'start', nodeId);
       started = true;
       await allDelivered(destination, sent, DELIVERY_DEADLINE_MS);
-      await expectOneDeliveryEach(destination, sent, (destination === l1 ? from.l : from.c) + 1n, relayerKey.address);
+      await expectOneDeliveryEach(destination, relayerKey.address, sent, (destination === l1 ? from.l : from.c) + 1n);
     } finally {
       if (!started) nodeAction(net, 'start', nodeId);
     }

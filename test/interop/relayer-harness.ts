@@ -5,12 +5,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { createWalletClient, defineChain, http, type Address, type Hex } from 'viem';
+import { createWalletClient, defineChain, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { expect } from 'vitest';
 import { cleanEnv, request, startWarpgate, waitFor, type WarpgateProcess } from '../ops/helpers.js';
 import type { FundedKey, NetworkDescription } from './paths.js';
-import { deliveryTransactions, messageReceived, messengerAbi, type SentMessage, type TeleporterChain } from './teleporter.js';
+import type { TeleporterChain } from './teleporter.js';
 
 export interface RelayerChainConfig {
   blockchainId: string;
@@ -67,44 +66,6 @@ export async function startRelayer(configPath: string, options: { waitReady?: bo
     await waitFor('the relayer /ready', async () => ((await request(`${url}/ready`)).status === 200 ? true : undefined), 180_000, 500);
   }
   return { url, proc };
-}
-
-/** Waits until every message has `messageReceived` on its destination. */
-export async function allDelivered(destination: TeleporterChain, sent: readonly SentMessage[], deadlineMs: number): Promise<void> {
-  const pending = new Set(sent.map((s) => s.messageId));
-  const deadline = Date.now() + deadlineMs;
-  while (pending.size > 0) {
-    if (Date.now() > deadline) throw new Error(`${pending.size} of ${sent.length} messages to ${destination.name} not delivered within ${deadlineMs / 1000} s`);
-    await Promise.all(
-      [...pending].map(async (id) => {
-        if (await messageReceived(destination, id).catch(() => false)) pending.delete(id);
-      }),
-    );
-    if (pending.size > 0) await new Promise((r) => setTimeout(r, 2000));
-  }
-}
-
-export async function deliveredCount(destination: TeleporterChain, sent: readonly SentMessage[]): Promise<number> {
-  return (await Promise.all(sent.map((s) => messageReceived(destination, s.messageId)))).filter(Boolean).length;
-}
-
-/** The messenger's ReceiveCrossChainMessage events since `fromBlock`: message ID → how many. */
-async function receivedEvents(destination: TeleporterChain, fromBlock: bigint): Promise<Map<Hex, number>> {
-  const logs = await destination.client.getContractEvents({ address: destination.messenger, abi: messengerAbi, eventName: 'ReceiveCrossChainMessage', fromBlock });
-  const counts = new Map<Hex, number>();
-  for (const log of logs) {
-    const id = (log as unknown as { args: { messageID: Hex } }).args.messageID;
-    counts.set(id, (counts.get(id) ?? 0) + 1);
-  }
-  return counts;
-}
-
-/** Each message received once, and `key` sent exactly one transaction to the messenger per message (reverted ones included). */
-export async function expectOneDeliveryEach(destination: TeleporterChain, sent: readonly SentMessage[], fromBlock: bigint, key: Address): Promise<void> {
-  const events = await receivedEvents(destination, fromBlock);
-  for (const s of sent) expect(events.get(s.messageId), `ReceiveCrossChainMessage of ${s.messageId}`).toBe(1);
-  const txs = await deliveryTransactions(destination, key, fromBlock);
-  expect(txs.length, `delivery transactions from ${key} on ${destination.name}`).toBe(sent.length);
 }
 
 export async function heads(cChain: TeleporterChain, l1: TeleporterChain): Promise<{ c: bigint; l: bigint }> {
